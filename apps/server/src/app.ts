@@ -1,0 +1,176 @@
+/**
+ * Builds the Hono app (no listen): tests call `app.request()`, `main.ts` serves it.
+ */
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { ERROR_CODES } from '@kupah/contracts';
+import { Scalar } from '@scalar/hono-api-reference';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import { requestId } from 'hono/request-id';
+import { getPath } from 'hono/utils/url';
+import { adminRoutes } from './admin/routes.ts';
+import { catalogRoutes } from './catalog/routes.ts';
+import type { Deps } from './deps.ts';
+import type { AppEnv } from './http/env.ts';
+import { ApiError, fromZod } from './http/errors.ts';
+import { tokenBuckets } from './http/rate-limit.ts';
+import { paymentRoutes } from './payments/routes.ts';
+import { peopleRoutes } from './people/routes.ts';
+import { scheduleRoutes } from './schedules/routes.ts';
+
+export const BODY_LIMIT = 64 * 1024;
+
+/** `v1` or `V1` is accepted in every External path; routes are declared with the interface's spelling. */
+const CANONICAL: Record<string, string> = Object.fromEntries(
+  [
+    '/v1/External/Charge',
+    '/v1/External/SchedulePayment',
+    '/v1/External/VoidPayment',
+    '/V1/External/SaveDonor',
+    '/V1/External/SaveCollector',
+    '/V1/External/SaveReason',
+    '/V1/External/SaveCampaign',
+  ].map((p) => [p.toLowerCase(), p]),
+);
+
+function canonicalPath(request: Request): string {
+  const path = getPath(request);
+  if (!/^\/[vV]1\/External\//.test(path)) return path;
+  const canonical = CANONICAL[path.toLowerCase()];
+  return canonical && canonical.slice(3) === path.slice(3) ? canonical : path;
+}
+
+export interface AppOptions {
+  adminToken: string;
+  /** Served at /readyz: false while shutting down. */
+  isReady?: () => boolean;
+}
+
+export function createApp(deps: Deps, opts: AppOptions) {
+  const buckets = tokenBuckets();
+  const app = new OpenAPIHono<AppEnv>({
+    getPath: canonicalPath,
+    defaultHook: (result) => {
+      if (!result.success) throw fromZod(result.error);
+    },
+  });
+
+  app.use(requestId({ headerName: 'X-Request-Id' }));
+  app.use(async (c, next) => {
+    c.set('deps', deps);
+    const started = performance.now();
+    await next();
+    const seconds = (performance.now() - started) / 1000;
+    const route = c.req.routePath || 'unmatched';
+    deps.metrics.httpRequests.inc({ method: c.req.method, route, status: String(c.res.status) });
+    deps.metrics.httpSeconds.observe({ method: c.req.method, route }, seconds);
+    deps.logger.info(
+      {
+        requestId: c.var.requestId,
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        ms: Math.round(seconds * 10_000) / 10,
+        caller: c.var.caller?.masked,
+      },
+      'request',
+    );
+  });
+  app.use(
+    bodyLimit({
+      maxSize: BODY_LIMIT,
+      onError: () => {
+        throw new ApiError(413, ERROR_CODES.PAYLOAD_TOO_LARGE, `The body is over ${BODY_LIMIT / 1024} KiB`);
+      },
+    }),
+  );
+
+  app.onError((err, c) => {
+    if (err instanceof ApiError) {
+      for (const [k, v] of Object.entries(err.headers ?? {})) c.header(k, v);
+      return c.json(err.body(), err.status);
+    }
+    if (err instanceof HTTPException && err.status < 500) {
+      const status = err.status === 413 ? 413 : 400;
+      const code = status === 413 ? ERROR_CODES.PAYLOAD_TOO_LARGE : ERROR_CODES.VALIDATION_FAILED;
+      const message = /json/i.test(err.message) ? 'The body is not valid JSON' : err.message || 'Bad request';
+      return c.json(
+        {
+          error: {
+            errorCode: code,
+            message,
+            fields: status === 400 ? [{ field: '(body)', message }] : undefined,
+          },
+        },
+        status,
+      );
+    }
+    deps.logger.error(
+      { requestId: c.var.requestId, err: { message: err.message, stack: err.stack } },
+      'unhandled',
+    );
+    return c.json(
+      {
+        error: { errorCode: ERROR_CODES.INTERNAL, message: `Internal error; request id ${c.var.requestId}` },
+      },
+      500,
+    );
+  });
+  app.notFound((c) =>
+    c.json(
+      { error: { errorCode: ERROR_CODES.NOT_FOUND, message: `No route ${c.req.method} ${c.req.path}` } },
+      404,
+    ),
+  );
+
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/readyz', async (c) => {
+    if (opts.isReady && !opts.isReady()) return c.json({ status: 'shutting down' }, 503);
+    try {
+      await deps.db.query('SELECT 1');
+      return c.json({ status: 'ready', database: deps.db.kind });
+    } catch {
+      return c.json({ status: 'database unreachable' }, 503);
+    }
+  });
+  app.get('/metrics', async (c) =>
+    c.text(await deps.metrics.registry.metrics(), 200, {
+      'Content-Type': deps.metrics.registry.contentType,
+    }),
+  );
+
+  app.route('/', paymentRoutes(buckets));
+  app.route('/', scheduleRoutes(buckets));
+  app.route('/', peopleRoutes(buckets));
+  app.route('/', catalogRoutes(buckets));
+  app.route('/admin', adminRoutes(opts.adminToken));
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'SourceGuid', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'Authorization',
+    description:
+      'The GUID of a payment source (device or external campaign): `Authorization: <SOURCE_GUID>`.',
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'APIKey',
+    description: 'An organisation API key, created with `npm run admin -- apikey create`.',
+  });
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'Kupah donation processing — External API',
+      version: '1.0.0',
+      description:
+        'Charge, SchedulePayment, VoidPayment and the Save operations. Errors: every 4xx/5xx body is ' +
+        '`{ error: { errorCode, message, fields? } }`. Limits: 64 KiB bodies, strings ≤ 256 characters ' +
+        '(notes ≤ 2,000), arrays ≤ 20 items, amounts > 0 and ≤ 1,000,000 with ≤ 2 decimals, 50 requests/s per ' +
+        'credential (burst 100) with 429 and Retry-After. Idempotency records are kept 30 days.',
+    },
+  });
+  app.get('/docs', Scalar({ url: '/openapi.json', pageTitle: 'Kupah External API' }));
+  return app;
+}
+export type App = ReturnType<typeof createApp>;

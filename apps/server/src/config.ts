@@ -1,0 +1,42 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+
+const env = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8787),
+  HOST: z.string().default('0.0.0.0'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  DATA_DIR: z.string().default('./data'),
+  ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DB_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
+});
+
+export type Config = z.infer<typeof env> & { dataDir: string };
+
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = env.safeParse(source);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Bad configuration: ${lines.join('; ')}`);
+  }
+  // `npm start` runs in apps/server; a relative DATA_DIR means relative to where npm was invoked.
+  const base = source.INIT_CWD ?? process.cwd();
+  return { ...parsed.data, dataDir: resolve(base, parsed.data.DATA_DIR) };
+}
+
+/** ADMIN_TOKEN, or the token generated on first start into DATA_DIR/admin-token (mode 600). */
+export function adminToken(config: Config): string {
+  if (config.ADMIN_TOKEN) return config.ADMIN_TOKEN;
+  const file = join(config.dataDir, 'admin-token');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(config.dataDir, { recursive: true });
+  const token = `adm_${randomBytes(24).toString('hex')}`;
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  return token;
+}

@@ -1,0 +1,252 @@
+/**
+ * One set of migrations for PGlite and PostgreSQL, applied at start in order, each once,
+ * under an advisory lock so several server instances starting together do not race.
+ */
+import type { Db } from './database.ts';
+
+export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
+  {
+    version: 1,
+    name: 'core',
+    sql: `
+CREATE SEQUENCE receipt_seq START 100001;
+CREATE SEQUENCE donor_seq START 100001;
+CREATE SEQUENCE collector_seq START 1001;
+CREATE SEQUENCE schedule_seq START 5001;
+
+CREATE TABLE orgs (
+  id bigserial PRIMARY KEY,
+  guid uuid NOT NULL UNIQUE,
+  name text NOT NULL,
+  currencies text[] NOT NULL,
+  settings jsonb NOT NULL DEFAULT '{}'::jsonb,
+  campaign_counter int NOT NULL DEFAULT 0,
+  reason_counter int NOT NULL DEFAULT 0,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE api_keys (
+  id bigserial PRIMARY KEY,
+  org_id bigint NOT NULL REFERENCES orgs(id),
+  key_hash text NOT NULL UNIQUE,
+  masked text NOT NULL,
+  name text,
+  sandbox boolean NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  revoked_at timestamptz
+);
+
+CREATE TABLE sources (
+  id bigserial PRIMARY KEY,
+  org_id bigint NOT NULL REFERENCES orgs(id),
+  guid_hash text NOT NULL UNIQUE,
+  masked text NOT NULL,
+  name text NOT NULL,
+  kind text NOT NULL CHECK (kind IN ('device', 'external')),
+  sandbox boolean NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  revoked_at timestamptz
+);
+
+CREATE TABLE donors (
+  id bigserial PRIMARY KEY,
+  org_id bigint NOT NULL REFERENCES orgs(id),
+  account_num text NOT NULL,
+  title text, first_name text, last_name text,
+  title_hebrew text, first_name_hebrew text, last_name_hebrew text, suffix_hebrew text,
+  phones jsonb NOT NULL DEFAULT '[]'::jsonb,
+  emails jsonb NOT NULL DEFAULT '[]'::jsonb,
+  addresses jsonb NOT NULL DEFAULT '[]'::jsonb,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  UNIQUE (org_id, account_num)
+);
+CREATE INDEX donors_name ON donors (org_id, lower(last_name), lower(first_name));
+
+CREATE TABLE collectors (
+  id bigserial PRIMARY KEY,
+  org_id bigint NOT NULL REFERENCES orgs(id),
+  account_num text NOT NULL,
+  title text, first_name text, last_name text,
+  title_hebrew text, first_name_hebrew text, last_name_hebrew text, suffix_hebrew text,
+  phones jsonb NOT NULL DEFAULT '[]'::jsonb,
+  emails jsonb NOT NULL DEFAULT '[]'::jsonb,
+  addresses jsonb NOT NULL DEFAULT '[]'::jsonb,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  UNIQUE (org_id, account_num)
+);
+
+CREATE TABLE campaigns (
+  id bigserial PRIMARY KEY,
+  org_id bigint NOT NULL REFERENCES orgs(id),
+  number int NOT NULL,
+  name text,
+  friendly_name text,
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  UNIQUE (org_id, number)
+);
+
+CREATE TABLE reasons (
+  id bigserial PRIMARY KEY,
+  org_id bigint NOT NULL REFERENCES orgs(id),
+  number int NOT NULL,
+  name text,
+  name_hebrew text,
+  home_phone text,
+  cell_phone text,
+  email text,
+  campaign_number int,
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  UNIQUE (org_id, number)
+);
+
+CREATE TABLE schedules (
+  id bigserial PRIMARY KEY,
+  org_id bigint NOT NULL REFERENCES orgs(id),
+  schedule_num bigint NOT NULL UNIQUE,
+  status text NOT NULL CHECK (status IN ('active', 'failed', 'completed', 'cancelled', 'paused')),
+  handling_mode text NOT NULL,
+  frequency text NOT NULL,
+  start_date date NOT NULL,
+  payments_count int NOT NULL,
+  total_minor bigint NOT NULL,
+  first_minor bigint NOT NULL,
+  per_payment_minor bigint NOT NULL,
+  currency text NOT NULL,
+  method text NOT NULL,
+  instrument jsonb NOT NULL,
+  donor_id bigint REFERENCES donors(id),
+  campaign_id bigint REFERENCES campaigns(id),
+  collector_id bigint REFERENCES collectors(id),
+  reasons jsonb NOT NULL DEFAULT '[]'::jsonb,
+  special_days jsonb NOT NULL DEFAULT '{}'::jsonb,
+  anniversary_rule text NOT NULL DEFAULT 'anniversary',
+  source_id bigint REFERENCES sources(id),
+  api_key_id bigint REFERENCES api_keys(id),
+  unique_transaction_id text NOT NULL,
+  note text,
+  device jsonb,
+  is_anonymous boolean NOT NULL DEFAULT false,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE payments (
+  id bigserial PRIMARY KEY,
+  org_id bigint NOT NULL REFERENCES orgs(id),
+  receipt_num text NOT NULL UNIQUE,
+  status text NOT NULL CHECK (status IN ('Success', 'Declined', 'Error', 'Voided')),
+  amount_minor bigint NOT NULL CHECK (amount_minor > 0),
+  currency text NOT NULL,
+  method text NOT NULL,
+  payment_date timestamptz NOT NULL,
+  processed_at timestamptz NOT NULL DEFAULT now(),
+  donor_id bigint REFERENCES donors(id),
+  donor_created boolean NOT NULL DEFAULT false,
+  campaign_id bigint REFERENCES campaigns(id),
+  collector_id bigint REFERENCES collectors(id),
+  schedule_id bigint REFERENCES schedules(id),
+  instalment_seq int,
+  source_id bigint REFERENCES sources(id),
+  api_key_id bigint REFERENCES api_keys(id),
+  unique_transaction_id text,
+  note text,
+  brand text,
+  last4 text,
+  expiry text,
+  card_holder_name text,
+  token text,
+  gateway_name text NOT NULL,
+  gateway_ref text,
+  error_code text,
+  error_message text,
+  is_anonymous boolean NOT NULL DEFAULT false,
+  device jsonb,
+  voided_at timestamptz,
+  void_reason text,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX payments_org_created ON payments (org_id, created_at);
+
+CREATE TABLE payment_reasons (
+  payment_id bigint NOT NULL REFERENCES payments(id),
+  reason_id bigint NOT NULL REFERENCES reasons(id),
+  amount_minor bigint NOT NULL,
+  PRIMARY KEY (payment_id, reason_id)
+);
+
+CREATE TABLE idempotency_keys (
+  org_id bigint NOT NULL REFERENCES orgs(id),
+  key text NOT NULL,
+  operation text NOT NULL,
+  request_hash text NOT NULL,
+  status_code int,
+  response jsonb,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (org_id, key)
+);
+CREATE INDEX idempotency_created ON idempotency_keys (created_at);
+
+CREATE TABLE outbox_events (
+  id bigserial PRIMARY KEY,
+  org_id bigint NOT NULL REFERENCES orgs(id),
+  event_type text NOT NULL CHECK (event_type IN ('payment', 'schedule', 'void')),
+  event_id text NOT NULL UNIQUE,
+  payload jsonb NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE webhook_endpoints (
+  id bigserial PRIMARY KEY,
+  org_id bigint NOT NULL REFERENCES orgs(id),
+  kind text NOT NULL CHECK (kind IN ('payment', 'schedule', 'void')),
+  url text NOT NULL,
+  secret text NOT NULL,
+  previous_secret text,
+  previous_expires_at timestamptz,
+  disabled_at timestamptz,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  UNIQUE (org_id, kind)
+);
+
+CREATE TABLE server_state (
+  key text PRIMARY KEY,
+  value jsonb NOT NULL
+);
+`,
+  },
+];
+
+const LOCK_ID = 727_172_001;
+
+export async function migrate(db: Db): Promise<number[]> {
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [LOCK_ID]);
+    await tx.query(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
+    const done = new Set(
+      (await tx.query<{ version: number }>('SELECT version FROM schema_migrations')).map((r) =>
+        Number(r.version),
+      ),
+    );
+    const applied: number[] = [];
+    for (const m of MIGRATIONS) {
+      if (done.has(m.version)) continue;
+      for (const stmt of splitStatements(m.sql)) await tx.query(stmt);
+      await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
+      applied.push(m.version);
+    }
+    return applied;
+  });
+}
+
+/** Split a migration into statements (no semicolons inside our DDL's literals). */
+function splitStatements(sql: string): string[] {
+  return sql
+    .split(/;\s*\n/)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}

@@ -1,0 +1,13 @@
+import type { Logger } from 'pino';
+import type { Db } from './db/database.ts';
+import type { GatewayRegistry } from './gateway/gateway.ts';
+import type { Metrics } from './http/metrics.ts';
+
+/** What the services need from the outside world, passed in (tests pass their own clock). */
+export interface Deps {
+  db: Db;
+  gateways: GatewayRegistry;
+  now: () => Date;
+  logger: Logger;
+  metrics: Metrics;
+}

@@ -1,0 +1,63 @@
+import type { Sql } from '../db/database.ts';
+
+export type Claim =
+  | { kind: 'new' }
+  | { kind: 'replay'; status: number; body: unknown }
+  | { kind: 'conflict'; operation: string }
+  | { kind: 'in-progress' };
+
+/**
+ * Claim `(org, key)` inside the caller's transaction. A concurrent claimer of the same key waits
+ * on the unique index until this transaction ends, then sees the stored response (or, after a
+ * rollback, claims it itself): exactly one charge per key, however many arrive at once.
+ */
+export async function claimKey(
+  tx: Sql,
+  orgId: number,
+  key: string,
+  operation: string,
+  requestHash: string,
+): Promise<Claim> {
+  const inserted = await tx.query(
+    `INSERT INTO idempotency_keys (org_id, key, operation, request_hash) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (org_id, key) DO NOTHING RETURNING key`,
+    [orgId, key, operation, requestHash],
+  );
+  if (inserted.length > 0) return { kind: 'new' };
+  const [row] = await tx.query<{
+    operation: string;
+    request_hash: string;
+    status_code: number | null;
+    response: unknown;
+  }>(
+    'SELECT operation, request_hash, status_code, response FROM idempotency_keys WHERE org_id = $1 AND key = $2',
+    [orgId, key],
+  );
+  if (!row) return { kind: 'in-progress' };
+  if (row.operation !== operation || row.request_hash !== requestHash)
+    return { kind: 'conflict', operation: row.operation };
+  if (row.status_code === null) return { kind: 'in-progress' };
+  return { kind: 'replay', status: Number(row.status_code), body: row.response };
+}
+
+export async function completeKey(
+  tx: Sql,
+  orgId: number,
+  key: string,
+  status: number,
+  body: unknown,
+): Promise<void> {
+  await tx.query(
+    'UPDATE idempotency_keys SET status_code = $3, response = $4::jsonb WHERE org_id = $1 AND key = $2',
+    [orgId, key, status, JSON.stringify(body)],
+  );
+}
+
+/** Forget keys older than `days` (at least 30 by decision). */
+export async function purgeKeys(sql: Sql, days: number): Promise<number> {
+  const rows = await sql.query(
+    `DELETE FROM idempotency_keys WHERE created_at < now() - make_interval(days => $1) RETURNING key`,
+    [Math.max(30, days)],
+  );
+  return rows.length;
+}

@@ -1,0 +1,94 @@
+/**
+ * Process entry: config → database (+ migrations, demo org) → HTTP → graceful shutdown on SIGTERM.
+ */
+import { serve } from '@hono/node-server';
+import pino from 'pino';
+import { createOrg } from './admin/admin-service.ts';
+import { createApp } from './app.ts';
+import { adminToken, loadConfig } from './config.ts';
+import { openDatabase } from './db/database.ts';
+import { migrate } from './db/migrations.ts';
+import type { Deps } from './deps.ts';
+import { gatewayRegistry } from './gateway/gateway.ts';
+import { sandboxGateway } from './gateway/sandbox-gateway.ts';
+import { createMetrics } from './http/metrics.ts';
+import { countOrgs } from './orgs/repo.ts';
+
+/** Paths pino removes from every log line, wherever card data or credentials could appear. */
+export const REDACT = [
+  'req.headers.authorization',
+  'req.headers.apikey',
+  '*.ccNum',
+  '*.cvv',
+  '*.card',
+  '*.bankAccount',
+  '*.accountNum',
+  '*.apiKey',
+  '*.sourceGuid',
+];
+
+async function main() {
+  const config = loadConfig();
+  const logger = pino({ level: config.LOG_LEVEL, redact: { paths: REDACT, censor: '[redacted]' } });
+  const db = await openDatabase({
+    url: config.DATABASE_URL,
+    dataDir: config.dataDir,
+    poolSize: config.DB_POOL_SIZE,
+  });
+  const applied = await migrate(db);
+  if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+
+  if (db.kind === 'pglite' && (await countOrgs(db)) === 0) {
+    const demo = await createOrg(db, 'Demo Organisation');
+    process.stdout.write(
+      [
+        '',
+        'A demo organisation was created (shown once; keep these):',
+        `  ORG_GUID=${demo.orgGuid}`,
+        `  API_KEY=${demo.apiKey}`,
+        `  SOURCE_GUID=${demo.sourceGuid}`,
+        '',
+        '',
+      ].join('\n'),
+    );
+  }
+
+  const deps: Deps = {
+    db,
+    gateways: gatewayRegistry(sandboxGateway(), null),
+    now: () => new Date(),
+    logger,
+    metrics: createMetrics(),
+  };
+  let ready = true;
+  const app = createApp(deps, { adminToken: adminToken(config), isReady: () => ready });
+  const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
+    logger.info({ port: info.port, database: db.kind }, `listening on http://127.0.0.1:${info.port}`);
+  });
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    ready = false;
+    logger.info({ signal }, 'shutting down: finishing requests in flight');
+    const force = setTimeout(() => {
+      logger.warn('shutdown timed out; exiting');
+      process.exit(1);
+    }, 10_000);
+    force.unref();
+    server.close(async () => {
+      await db.close().catch(() => {});
+      logger.info('stopped');
+      process.exit(0);
+    });
+    if ('closeIdleConnections' in server) (server as { closeIdleConnections(): void }).closeIdleConnections();
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,45 @@
+import { CURRENCIES, SCHEDULE_HANDLING_MODES } from '@kupah/contracts';
+import { z } from 'zod';
+
+/** An organisation's settings, stored as JSON with defaults filled on read. */
+export const orgSettings = z.object({
+  scheduleMode: z.enum(SCHEDULE_HANDLING_MODES).default('Integration'),
+  il: z.boolean().default(false),
+  timezone: z.string().default('America/New_York'),
+  shabbatShift: z.boolean().default(true),
+  webhooksAllSources: z.boolean().default(false),
+  rateLimit: z
+    .object({ perSecond: z.number().positive().default(50), burst: z.number().positive().default(100) })
+    .default({ perSecond: 50, burst: 100 }),
+  offline: z
+    .object({
+      perPaymentMinor: z.number().int().positive().default(100_000),
+      totalMinor: z.number().int().positive().default(1_000_000),
+      expiryHours: z.number().positive().default(72),
+    })
+    .default({ perPaymentMinor: 100_000, totalMinor: 1_000_000, expiryHours: 72 }),
+});
+export type OrgSettings = z.infer<typeof orgSettings>;
+
+export const currencyList = z.array(z.enum(CURRENCIES)).min(1);
+
+export function isValidTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The civil date (`YYYY-MM-DD`) of an instant in a time zone. */
+export function civilDateIn(instant: Date, timeZone: string): string {
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).formatToParts(instant);
+  const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
+  return `${get('year')}-${get('month')}-${get('day')}`;
+}

@@ -1,0 +1,207 @@
+import type { ScheduleCommand, ScheduleResponse } from '@kupah/contracts';
+import { ERROR_CODES, NO_ERROR } from '@kupah/contracts';
+import type { Caller } from '../auth/repo.ts';
+import type { Deps } from '../deps.ts';
+import type { GatewayResult, Instrument } from '../gateway/gateway.ts';
+import { validationError } from '../http/errors.ts';
+import { civilDateIn } from '../orgs/settings.ts';
+import { accountNumber, type ScheduleFacts, scheduleWebhookBody } from '../outbox/payloads.ts';
+import { insertEvent } from '../outbox/repo.ts';
+import { prepareInstrument } from '../payments/instrument.ts';
+import { resolveParties } from '../payments/parties.ts';
+import {
+  assertCurrency,
+  assertSameOrg,
+  deviceFacts,
+  type ExecutedPayment,
+  executePayment,
+  underIdempotencyKey,
+  webhooksFor,
+} from '../payments/payment-service.ts';
+import { scheduleHandlers } from './handling.ts';
+import { insertSchedule, setScheduleInstrumentToken, setScheduleStatus } from './repo.ts';
+
+const major = (minor: number) => minor / 100;
+
+export async function schedulePayment(
+  deps: Deps,
+  caller: Caller,
+  cmd: ScheduleCommand,
+  requestHash: string,
+): Promise<ScheduleResponse> {
+  assertSameOrg(caller, cmd.orgGuid);
+  assertCurrency(caller.org, cmd.currency);
+  const now = deps.now();
+  const { timezone, scheduleMode } = caller.org.settings;
+  // "Today" is the organisation's civil date; a device's schedule is judged by when it was taken.
+  const takenAt = cmd.deviceInfo?.deviceCreatedDate ? new Date(cmd.deviceInfo.deviceCreatedDate) : now;
+  const today = civilDateIn(takenAt, timezone);
+  if (cmd.startDate < today) {
+    throw validationError([
+      { field: 'scheduleDetails.startDate', message: `is in the past (today is ${today} in ${timezone})` },
+    ]);
+  }
+  const { amounts } = cmd;
+  if (cmd.reasons && amounts.firstMinor !== amounts.perPaymentMinor) {
+    throw validationError([
+      {
+        field: 'reasons',
+        message: 'a split across reasons needs equal payments (firstPaymentAmount = amountPerPayment)',
+      },
+    ]);
+  }
+  const prepared = prepareInstrument(cmd, now);
+  const { instrument, ...display } = prepared;
+  const startsToday = cmd.startDate === today;
+
+  return deps.db.transaction((tx) =>
+    underIdempotencyKey(
+      tx,
+      caller.org.id,
+      cmd.uniqueTransactionId,
+      'SchedulePayment',
+      requestHash,
+      async () => {
+        const parties = await resolveParties(tx, caller.org.id, cmd, amounts.firstMinor);
+        const device = deviceFacts(caller, cmd.deviceInfo);
+        const isAnonymous = cmd.isAnonymousDonation ?? parties.donor === null;
+        const schedule = await insertSchedule(tx, {
+          orgId: caller.org.id,
+          status: 'active',
+          handlingMode: scheduleMode,
+          frequency: cmd.frequency,
+          startDate: cmd.startDate,
+          count: amounts.count,
+          totalMinor: amounts.totalMinor,
+          firstMinor: amounts.firstMinor,
+          perPaymentMinor: amounts.perPaymentMinor,
+          currency: cmd.currency,
+          method: cmd.paymentMethodId,
+          instrument: { brand: display.brand, last4: display.last4, expiry: display.expiry, token: null },
+          donorId: parties.donor?.id ?? null,
+          campaignId: parties.campaign?.id ?? null,
+          collectorId: parties.collector?.id ?? null,
+          reasons: parties.reasons.map((r) => ({ reasonId: r.reason.id, amountMinor: r.amountMinor })),
+          specialDays: cmd.specialDays,
+          anniversaryRule: cmd.anniversaryRule,
+          sourceId: caller.type === 'source' ? caller.id : null,
+          apiKeyId: caller.type === 'apiKey' ? caller.id : null,
+          uniqueTransactionId: cmd.uniqueTransactionId,
+          note: cmd.note,
+          device: device.deviceName || device.location ? device : null,
+          isAnonymous,
+        });
+
+        let first: ExecutedPayment | null = null;
+        let outcome: Pick<GatewayResult, 'status' | 'token' | 'code' | 'message'>;
+        if (startsToday) {
+          first = await executePayment(tx, deps, {
+            caller,
+            amountMinor: amounts.firstMinor,
+            currency: cmd.currency,
+            method: cmd.paymentMethodId,
+            instrument,
+            display,
+            parties,
+            paymentDate: cmd.paymentDate ?? now.toISOString(),
+            note: cmd.note,
+            uniqueTransactionId: cmd.uniqueTransactionId,
+            isAnonymous,
+            device,
+            scheduleId: schedule.id,
+            instalmentSeq: 1,
+            gatewayKey: `${caller.org.guid}:${cmd.uniqueTransactionId}:1`,
+            sendWebhook: webhooksFor(caller),
+          });
+          outcome = {
+            status: first.status,
+            token: first.token,
+            code: first.errorCode,
+            message: first.errorMessage,
+          };
+        } else {
+          // Nothing is charged now; the instrument is verified and kept as a token for later charges.
+          const gateway = deps.gateways.forCaller(caller);
+          outcome = gateway
+            ? await gateway.tokenize({
+                idempotencyKey: `${caller.org.guid}:${cmd.uniqueTransactionId}:verify`,
+                instrument,
+                currency: cmd.currency,
+              })
+            : {
+                status: 'Error',
+                token: null,
+                code: ERROR_CODES.GATEWAY_NOT_CONFIGURED,
+                message: 'No production gateway is configured for this server',
+              };
+        }
+
+        const account = parties.donor?.accountNum ?? null;
+        const base = {
+          receiptNum: first?.receiptNum ?? null,
+          amount: major(amounts.firstMinor),
+          accountId: account ? accountNumber(account) : null,
+          accountNum: account,
+          currency: cmd.currency,
+        };
+        if (outcome.status !== 'Success') {
+          await setScheduleStatus(tx, schedule.id, 'failed');
+          return {
+            ...base,
+            scheduleNum: null,
+            scheduleTotal: null,
+            paymentStatus: 'Failed',
+            responseTitle: startsToday
+              ? 'Schedule not created: the first payment failed'
+              : 'Schedule not created: the payment method was not accepted',
+            error: {
+              errorCode: outcome.code ?? ERROR_CODES.CARD_DECLINED,
+              message: outcome.message ?? 'Declined',
+            },
+          } satisfies ScheduleResponse;
+        }
+        const onFile: Instrument = outcome.token
+          ? { method: cmd.paymentMethodId, token: outcome.token }
+          : instrument;
+        if (outcome.token) await setScheduleInstrumentToken(tx, schedule.id, outcome.token);
+        await scheduleHandlers[scheduleMode].onCreated(tx, deps, {
+          id: schedule.id,
+          scheduleNum: schedule.scheduleNum,
+          orgId: caller.org.id,
+          mode: scheduleMode,
+          instrument: onFile,
+          firstPaymentCharged: startsToday,
+        });
+        if (webhooksFor(caller)) {
+          const facts: ScheduleFacts = {
+            orgGuid: caller.org.guid,
+            scheduleNum: schedule.scheduleNum,
+            totalMinor: amounts.totalMinor,
+            count: amounts.count,
+            frequency: cmd.frequency,
+            startDate: cmd.startDate,
+            currency: cmd.currency,
+            donor: parties.donor,
+            donorCreated: parties.donorCreated,
+            campaign: parties.campaign,
+            reason: parties.reasons[0]?.reason ?? null,
+            collector: parties.collector,
+            device,
+            firstPayment: first?.facts ?? null,
+          };
+          await insertEvent(tx, caller.org.id, 'schedule', scheduleWebhookBody(facts));
+        }
+        return {
+          ...base,
+          scheduleNum: schedule.scheduleNum,
+          scheduleTotal: major(amounts.totalMinor),
+          paymentStatus: 'Success',
+          responseTitle: startsToday
+            ? 'Schedule created; first payment approved'
+            : `Schedule created; first payment on ${cmd.startDate}`,
+          error: NO_ERROR,
+        } satisfies ScheduleResponse;
+      },
+    ),
+  );
+}

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+
+/** Machine error codes (the `errorCode` of every error body). */
+export const ERROR_CODES = {
+  VALIDATION_FAILED: 'VALIDATION_FAILED',
+  UNAUTHORIZED: 'UNAUTHORIZED',
+  FORBIDDEN: 'FORBIDDEN',
+  NOT_FOUND: 'NOT_FOUND',
+  DUPLICATE_TRANSACTION: 'DUPLICATE_TRANSACTION',
+  TRANSACTION_IN_PROGRESS: 'TRANSACTION_IN_PROGRESS',
+  PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  RATE_LIMITED: 'RATE_LIMITED',
+  CURRENCY_NOT_ENABLED: 'CURRENCY_NOT_ENABLED',
+  INVALID_STATE: 'INVALID_STATE',
+  INTERNAL: 'INTERNAL_ERROR',
+  CARD_DECLINED: 'CARD_DECLINED',
+  GATEWAY_ERROR: 'GATEWAY_ERROR',
+  GATEWAY_NOT_CONFIGURED: 'GATEWAY_NOT_CONFIGURED',
+} as const;
+export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
+
+export const fieldError = z.object({ field: z.string(), message: z.string() });
+export type FieldError = z.infer<typeof fieldError>;
+
+/** Body of every 4xx/5xx answer. */
+export const errorResponse = z
+  .object({
+    error: z.object({
+      errorCode: z.string(),
+      message: z.string(),
+      fields: z.array(fieldError).optional().meta({ description: 'Every failing field (400 only).' }),
+    }),
+  })
+  .meta({ id: 'ErrorResponse' });
+export type ErrorResponse = z.infer<typeof errorResponse>;
+
+/** Turn zod issues into `{ field, message }` pairs with dotted paths (`card.ccNum`, `reasons.1.reasonAmount`). */
+export function issuesToFields(issues: readonly z.core.$ZodIssue[]): FieldError[] {
+  return issues.map((i) => {
+    const field = i.path.map(String).join('.') || '(body)';
+    let message = i.message;
+    if (i.code === 'invalid_type' && (i as { input?: unknown }).input === undefined) message = 'is required';
+    return { field, message };
+  });
+}

@@ -1,0 +1,648 @@
+/**
+ * The External API (section 4 of the interface): requests as integrators send them, with every
+ * spelling the interface shows accepted on input, and responses with exactly the table spellings.
+ * Request schemas transform to one canonical command object (the server never sees aliases).
+ */
+import { z } from 'zod';
+import {
+  amount,
+  civilDate,
+  currencyInput,
+  errorObject,
+  FREQUENCIES,
+  guid,
+  isGuid,
+  LIMITS,
+  optText,
+  paymentMethodInput,
+  pickAlias,
+  text,
+  toMinorUnits,
+  utcDateTime,
+} from './common.ts';
+
+const positiveInt = () =>
+  z
+    .number()
+    .int('must be a whole number')
+    .positive('must be greater than 0')
+    .max(2 ** 31 - 1);
+const nonNegativeInt = () =>
+  z
+    .number()
+    .int('must be a whole number')
+    .min(0, 'must be 0 or more')
+    .max(2 ** 31 - 1);
+const list = <T extends z.ZodType>(item: T) =>
+  z.array(item).max(LIMITS.arrayItems, `must have at most ${LIMITS.arrayItems} items`);
+
+// ---------------------------------------------------------------------------------------------
+// Charge (2.1 → 2.2)
+
+export const chargeDonor = z
+  .object({
+    accountNum: optText(),
+    firstName: optText(),
+    lastName: optText(),
+    phoneNumber: optText(),
+    email: optText().meta({
+      description: 'Extension: donor e-mail, used when the charge creates the donor.',
+    }),
+    firstNameHebrew: optText().meta({ description: 'Extension: Hebrew first name.' }),
+    lastNameHebrew: optText().meta({ description: 'Extension: Hebrew last name.' }),
+  })
+  .meta({
+    description:
+      'Donor of the payment: linked by accountNum, otherwise matched by name and phone, or created.',
+  });
+
+export const campaignRef = z.object({ campaignNum: positiveInt().nullish(), campaignName: optText() });
+export const reasonRef = z.object({ reasonNum: positiveInt().nullish(), reasonName: optText() });
+export const reasonPart = z.object({
+  reasonAmount: amount(),
+  reasonName: optText(),
+  reasonNum: positiveInt().nullish(),
+});
+
+export const cardInput = z.object({
+  ccNum: z
+    .string()
+    .max(80)
+    .nullish()
+    .meta({ description: 'Card number; for the provider methods the charity card number or token.' }),
+  expiry: z.string().max(10).nullish().meta({ description: 'MM/YY' }),
+  cvv: z.string().max(8).nullish(),
+  cardHolderName: optText().meta({ description: 'Extension: name on the card.' }),
+});
+
+export const bankAccountInput = z.object({
+  accountNum: optText(),
+  accountType: optText(),
+  checkType: optText(),
+  nameOnAccount: optText(),
+  routingNum: optText(),
+});
+
+export const locationInput = z.object({
+  locationName: optText(),
+  longitude: z.union([z.string().max(32), z.number()]).nullish(),
+  latitude: z.union([z.string().max(32), z.number()]).nullish(),
+});
+
+/** Extension for charges taken on a device: shown in the payment webhook. */
+export const deviceInfoInput = z
+  .object({
+    deviceName: optText(),
+    timezone: optText(),
+    deviceCreatedDate: utcDateTime().nullish(),
+    location: locationInput.nullish(),
+  })
+  .meta({ description: 'Extension: the device the payment was taken on (for webhooks).' });
+
+const paymentFields = {
+  orgGUID: guid().optional(),
+  orgGuid: guid().optional().meta({ description: 'Alias of orgGUID.' }),
+  note: z.string().max(LIMITS.note, `must be at most ${LIMITS.note} characters`).nullish(),
+  paymentMethodId: paymentMethodInput(),
+  currency: currencyInput(),
+  donor: chargeDonor.nullish(),
+  campaign: campaignRef.nullish(),
+  reason: reasonRef.nullish(),
+  reasons: list(reasonPart).nullish(),
+  card: cardInput.nullish(),
+  bankAccount: bankAccountInput.nullish(),
+  collectorId: optText().meta({
+    description: 'Extension: collector account number to attribute the payment to.',
+  }),
+  collectorID: optText().meta({ description: 'Alias of collectorId.' }),
+  isAnonymousDonation: z
+    .boolean()
+    .nullish()
+    .meta({ description: 'Extension: the donor asked to stay anonymous.' }),
+  deviceInfo: deviceInfoInput.nullish(),
+};
+
+type PaymentFieldsOut = z.output<z.ZodObject<typeof paymentFields>>;
+
+function canonicalPayment(v: PaymentFieldsOut, ctx: z.RefinementCtx) {
+  const orgGuid = pickAlias(
+    ctx,
+    { name: 'orgGUID', value: v.orgGUID },
+    { name: 'orgGuid', value: v.orgGuid },
+  );
+  if (orgGuid === undefined) ctx.addIssue({ code: 'custom', path: ['orgGUID'], message: 'is required' });
+  const collectorId =
+    pickAlias(
+      ctx,
+      { name: 'collectorId', value: v.collectorId ?? undefined },
+      { name: 'collectorID', value: v.collectorID ?? undefined },
+    ) ?? null;
+  if (v.reason && v.reasons && v.reasons.length > 0) {
+    ctx.addIssue({ code: 'custom', path: ['reasons'], message: 'send either reason or reasons, not both' });
+  }
+  const method = v.paymentMethodId;
+  if (method === 'ACH') {
+    if (!v.bankAccount)
+      ctx.addIssue({ code: 'custom', path: ['bankAccount'], message: 'is required when paying by ACH' });
+  } else if (!v.card?.ccNum) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['card', 'ccNum'],
+      message: `is required when paying by ${method}`,
+    });
+  }
+  return {
+    orgGuid: orgGuid ?? '',
+    note: v.note ?? null,
+    paymentMethodId: method,
+    currency: v.currency,
+    donor: v.donor ?? null,
+    campaign: v.campaign ?? null,
+    reason: v.reason ?? null,
+    reasons: v.reasons && v.reasons.length > 0 ? v.reasons : null,
+    card: v.card ?? null,
+    bankAccount: v.bankAccount ?? null,
+    collectorId,
+    isAnonymousDonation: v.isAnonymousDonation ?? null,
+    deviceInfo: v.deviceInfo ?? null,
+  };
+}
+
+function checkReasonSplit(
+  reasons: { reasonAmount: number }[] | null,
+  totalMinor: number,
+  ctx: z.RefinementCtx,
+) {
+  if (!reasons) return;
+  const sum = reasons.reduce((s, r) => s + toMinorUnits(r.reasonAmount), 0);
+  if (sum !== totalMinor) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['reasons'],
+      message: `reason amounts add up to ${(sum / 100).toFixed(2)} but the amount is ${(totalMinor / 100).toFixed(2)}`,
+    });
+  }
+}
+
+export const chargeRequest = z
+  .object({
+    ...paymentFields,
+    amount: amount(),
+    paymentDate: utcDateTime().nullish(),
+    uniqueTransactionId: z.string().min(1, 'is required').max(LIMITS.string),
+  })
+  .transform((v, ctx) => {
+    const base = canonicalPayment(v, ctx);
+    checkReasonSplit(base.reasons, toMinorUnits(v.amount), ctx);
+    return {
+      ...base,
+      amount: v.amount,
+      paymentDate: v.paymentDate ?? null,
+      uniqueTransactionId: v.uniqueTransactionId,
+    };
+  })
+  .meta({ id: 'ChargeRequest' });
+export type ChargeRequestInput = z.input<typeof chargeRequest>;
+export type ChargeCommand = z.output<typeof chargeRequest>;
+
+export const CHARGE_STATUSES = ['Success', 'Declined', 'Error'] as const;
+export type ChargeStatus = (typeof CHARGE_STATUSES)[number];
+
+export const chargeResponse = z
+  .object({
+    receiptNum: z.string().nullable(),
+    amount: z.number(),
+    accountNum: z.string().nullable(),
+    currency: z.string(),
+    paymentStatus: z.enum(CHARGE_STATUSES),
+    responseTitle: z.string(),
+    error: errorObject,
+  })
+  .meta({ id: 'ChargeResponse' });
+export type ChargeResponse = z.infer<typeof chargeResponse>;
+
+// ---------------------------------------------------------------------------------------------
+// SchedulePayment (2.3 → 2.4)
+
+export const SPECIAL_DAY_PRESETS = [
+  'erev_shabbat',
+  'rosh_chodesh',
+  'erev_rosh_chodesh',
+  'fast_days',
+  'chanukah',
+  'purim',
+] as const;
+
+export const scheduleDetails = z.object({
+  amountPerPayment: amount().nullish(),
+  firstPaymentAmount: amount().nullish(),
+  frequencyID: z.enum(FREQUENCIES, { error: `must be one of ${FREQUENCIES.join(', ')}` }),
+  startDate: civilDate(),
+  totalPaymentsCount: z
+    .number()
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(1000)
+    .nullish(),
+  specialDays: z
+    .object({
+      presets: list(z.enum(SPECIAL_DAY_PRESETS)).nullish(),
+      dates: z.array(civilDate()).max(400).nullish(),
+    })
+    .nullish()
+    .meta({ description: 'Extension: for Special_Days, named presets and/or explicit dates.' }),
+  anniversaryRule: z
+    .enum(['anniversary', 'yahrzeit'])
+    .nullish()
+    .meta({ description: 'Extension: Annually_Hebrew rule (default anniversary).' }),
+});
+
+export interface ScheduleAmounts {
+  totalMinor: number;
+  firstMinor: number;
+  perPaymentMinor: number;
+  count: number;
+}
+
+/**
+ * Derive and check the schedule's amounts (decisions: total = first + per × (count − 1)).
+ * Missing values are derived; inconsistent or underivable ones are reported on `ctx`.
+ */
+export function deriveScheduleAmounts(
+  totalMajor: number | null | undefined,
+  d: {
+    amountPerPayment?: number | null;
+    firstPaymentAmount?: number | null;
+    totalPaymentsCount?: number | null;
+  },
+  ctx: z.RefinementCtx,
+): ScheduleAmounts | null {
+  let total = totalMajor != null ? toMinorUnits(totalMajor) : null;
+  let per = d.amountPerPayment != null ? toMinorUnits(d.amountPerPayment) : null;
+  let first = d.firstPaymentAmount != null ? toMinorUnits(d.firstPaymentAmount) : null;
+  let count = d.totalPaymentsCount ?? null;
+  const fail = (path: (string | number)[], message: string) => {
+    ctx.addIssue({ code: 'custom', path, message });
+    return null;
+  };
+  if (count === null) {
+    if (total !== null && per !== null) {
+      const f = first ?? per;
+      const rest = total - f;
+      if (rest < 0 || rest % per !== 0) {
+        return fail(
+          ['scheduleDetails', 'totalPaymentsCount'],
+          'is required (cannot be derived from the amounts)',
+        );
+      }
+      count = rest / per + 1;
+      first = f;
+    } else {
+      return fail(['scheduleDetails', 'totalPaymentsCount'], 'is required');
+    }
+  }
+  if (per === null && first === null && total === null) {
+    return fail(['scheduleDetails', 'amountPerPayment'], 'is required (or amount, or firstPaymentAmount)');
+  }
+  if (count === 1) {
+    const only = first ?? total ?? per!;
+    if ((first !== null && first !== only) || (total !== null && total !== only)) {
+      return fail(['amount'], 'must equal firstPaymentAmount when totalPaymentsCount is 1');
+    }
+    return { totalMinor: only, firstMinor: only, perPaymentMinor: per ?? only, count };
+  }
+  if (per === null) {
+    if (total === null) {
+      per = first!;
+    } else if (first !== null) {
+      const rest = total - first;
+      if (rest <= 0 || rest % (count - 1) !== 0) {
+        return fail(
+          ['scheduleDetails', 'amountPerPayment'],
+          'cannot be derived: (amount − firstPaymentAmount) must split evenly',
+        );
+      }
+      per = rest / (count - 1);
+    } else {
+      per = Math.floor(total / count);
+      if (per <= 0) return fail(['amount'], `is too small to split into ${count} payments`);
+      first = total - per * (count - 1);
+    }
+  }
+  if (first === null) first = total !== null ? total - per * (count - 1) : per;
+  if (first <= 0) return fail(['scheduleDetails', 'firstPaymentAmount'], 'must be greater than 0');
+  const expected = first + per * (count - 1);
+  if (total === null) total = expected;
+  if (total !== expected) {
+    return fail(
+      ['amount'],
+      `must equal firstPaymentAmount + amountPerPayment × (totalPaymentsCount − 1) = ${(expected / 100).toFixed(2)}`,
+    );
+  }
+  if (total > toMinorUnits(LIMITS.maxAmount) * 1000) return fail(['amount'], 'is too large');
+  return { totalMinor: total, firstMinor: first, perPaymentMinor: per, count };
+}
+
+export const scheduleRequest = z
+  .object({
+    ...paymentFields,
+    amount: amount().nullish().meta({ description: 'Total of the schedule, including the first payment.' }),
+    paymentDate: utcDateTime().nullish(),
+    uniqueTransactionId: z.string().refine(isGuid, 'must be a GUID'),
+    scheduleDetails,
+  })
+  .transform((v, ctx) => {
+    const base = canonicalPayment(v, ctx);
+    const amounts = deriveScheduleAmounts(v.amount, v.scheduleDetails, ctx);
+    if (amounts) checkReasonSplit(base.reasons, amounts.firstMinor, ctx);
+    const sd = v.scheduleDetails;
+    if (
+      sd.frequencyID === 'Special_Days' &&
+      !sd.specialDays?.presets?.length &&
+      !sd.specialDays?.dates?.length
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['scheduleDetails', 'specialDays'],
+        message: 'is required for Special_Days: give presets and/or dates',
+      });
+    }
+    return {
+      ...base,
+      paymentDate: v.paymentDate ?? null,
+      uniqueTransactionId: v.uniqueTransactionId.toLowerCase(),
+      amounts: amounts ?? { totalMinor: 0, firstMinor: 0, perPaymentMinor: 0, count: 0 },
+      frequency: sd.frequencyID,
+      startDate: sd.startDate,
+      specialDays: {
+        presets: sd.specialDays?.presets ?? [],
+        dates: sd.specialDays?.dates ?? [],
+      },
+      anniversaryRule: sd.anniversaryRule ?? 'anniversary',
+    };
+  })
+  .meta({ id: 'SchedulePaymentRequest' });
+export type ScheduleRequestInput = z.input<typeof scheduleRequest>;
+export type ScheduleCommand = z.output<typeof scheduleRequest>;
+
+export const scheduleResponse = z
+  .object({
+    scheduleNum: z.number().int().nullable(),
+    scheduleTotal: z.number().nullable(),
+    receiptNum: z.string().nullable(),
+    amount: z.number().nullable(),
+    accountId: z.number().int().nullable().meta({ description: 'Numeric part of the donor account number.' }),
+    accountNum: z.string().nullable(),
+    currency: z.string(),
+    paymentStatus: z.enum(['Success', 'Failed']),
+    responseTitle: z.string(),
+    error: errorObject,
+  })
+  .meta({ id: 'SchedulePaymentResponse' });
+export type ScheduleResponse = z.infer<typeof scheduleResponse>;
+
+// ---------------------------------------------------------------------------------------------
+// VoidPayment (decisions)
+
+export const voidRequest = z
+  .object({
+    orgGUID: guid().optional(),
+    orgGuid: guid().optional(),
+    receiptNum: text().min(1, 'is required'),
+    reason: z.string().max(LIMITS.note).nullish(),
+  })
+  .transform((v, ctx) => {
+    const orgGuid = pickAlias(
+      ctx,
+      { name: 'orgGUID', value: v.orgGUID },
+      { name: 'orgGuid', value: v.orgGuid },
+    );
+    if (orgGuid === undefined) ctx.addIssue({ code: 'custom', path: ['orgGUID'], message: 'is required' });
+    return { orgGuid: orgGuid ?? '', receiptNum: v.receiptNum, reason: v.reason ?? null };
+  })
+  .meta({ id: 'VoidPaymentRequest' });
+export type VoidCommand = z.output<typeof voidRequest>;
+
+export const voidResponse = z
+  .object({ receiptNum: z.string(), paymentStatus: z.literal('Voided'), error: errorObject })
+  .meta({ id: 'VoidPaymentResponse' });
+export type VoidResponse = z.infer<typeof voidResponse>;
+
+// ---------------------------------------------------------------------------------------------
+// SaveDonor / SaveCollector (2.5)
+
+const phone = z.object({ phoneLabel: optText(), phoneNumber: optText(), countryCode: optText() });
+const email = z.object({
+  emailLabel: optText(),
+  emailAddress: z.union([z.literal(''), z.email('must be an e-mail address').max(LIMITS.string)]).nullish(),
+});
+const address = z.object({
+  addressLabel: optText(),
+  careOf: optText(),
+  houseNum: optText(),
+  streetName: optText(),
+  unit: optText(),
+  city: optText(),
+  state: optText(),
+  zip: optText(),
+  country: optText(),
+});
+export type Phone = z.infer<typeof phone>;
+export type Email = z.infer<typeof email>;
+export type Address = z.infer<typeof address>;
+
+const personNameFields = {
+  title: optText(),
+  firstName: optText(),
+  lastName: optText(),
+  titleHebrew: optText(),
+  firstNameHebrew: optText(),
+  lastNameHebrew: optText(),
+  suffixHebrew: optText(),
+};
+
+/** The fields of a person record (donor or collector), each `undefined` = not sent, `null` = sent as null. */
+export interface PersonPatch {
+  orgGuid: string;
+  id: string;
+  title?: string | null;
+  firstName?: string | null;
+  lastName?: string | null;
+  titleHebrew?: string | null;
+  firstNameHebrew?: string | null;
+  lastNameHebrew?: string | null;
+  suffixHebrew?: string | null;
+  phones?: Phone[] | null;
+  emails?: Email[] | null;
+  addresses?: Address[] | null;
+}
+
+function personRequest<K extends 'donor' | 'collector'>(kind: K) {
+  const idA = kind === 'donor' ? 'donorID' : 'collectorID';
+  const idB = kind === 'donor' ? 'donorId' : 'collectorId';
+  return z
+    .object({
+      orgGuid: guid().optional(),
+      orgGUID: guid().optional(),
+      [idA]: z.string().max(32).optional(),
+      [idB]: z.string().max(32).optional(),
+      ...personNameFields,
+      [`${kind}Phones`]: list(phone).nullish(),
+      [`${kind}Emails`]: list(email).nullish(),
+      [`${kind}Addresses`]: list(address).nullish(),
+    } as Record<string, z.ZodType>)
+    .transform((raw, ctx): PersonPatch => {
+      const v = raw as Record<string, unknown>;
+      const orgGuid = pickAlias(
+        ctx,
+        { name: 'orgGuid', value: v.orgGuid as string | undefined },
+        { name: 'orgGUID', value: v.orgGUID as string | undefined },
+      );
+      if (orgGuid === undefined) ctx.addIssue({ code: 'custom', path: ['orgGuid'], message: 'is required' });
+      const id = pickAlias(
+        ctx,
+        { name: idA, value: v[idA] as string | undefined },
+        { name: idB, value: v[idB] as string | undefined },
+      );
+      if (id === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [idA],
+          message: 'is required (an empty string creates a new record)',
+        });
+      }
+      const patch: PersonPatch = { orgGuid: orgGuid ?? '', id: (id ?? '').trim() };
+      for (const k of Object.keys(personNameFields) as (keyof typeof personNameFields)[]) {
+        if (k in v) patch[k] = v[k] as string | null | undefined;
+      }
+      if (`${kind}Phones` in v) patch.phones = v[`${kind}Phones`] as Phone[] | null | undefined;
+      if (`${kind}Emails` in v) patch.emails = v[`${kind}Emails`] as Email[] | null | undefined;
+      if (`${kind}Addresses` in v) patch.addresses = v[`${kind}Addresses`] as Address[] | null | undefined;
+      return patch;
+    });
+}
+
+export const saveDonorRequest = personRequest('donor').meta({ id: 'SaveDonorRequest' });
+export const saveCollectorRequest = personRequest('collector').meta({ id: 'SaveCollectorRequest' });
+
+const personOut = {
+  orgGuid: z.string(),
+  title: z.string().nullable(),
+  firstName: z.string().nullable(),
+  lastName: z.string().nullable(),
+  titleHebrew: z.string().nullable(),
+  firstNameHebrew: z.string().nullable(),
+  lastNameHebrew: z.string().nullable(),
+  suffixHebrew: z.string().nullable(),
+};
+export const donorRecord = z
+  .object({
+    ...personOut,
+    donorId: z.string(),
+    donorPhones: z.array(phone),
+    donorEmails: z.array(email),
+    donorAddresses: z.array(address),
+  })
+  .meta({ id: 'Donor' });
+export type DonorRecord = z.infer<typeof donorRecord>;
+export const collectorRecord = z
+  .object({
+    ...personOut,
+    collectorId: z.string(),
+    collectorPhones: z.array(phone),
+    collectorEmails: z.array(email),
+    collectorAddresses: z.array(address),
+  })
+  .meta({ id: 'Collector' });
+export type CollectorRecord = z.infer<typeof collectorRecord>;
+
+// ---------------------------------------------------------------------------------------------
+// SaveReason / SaveCampaign (2.6)
+
+export const saveReasonRequest = z
+  .object({
+    orgGuid: guid().optional(),
+    orgGUID: guid().optional(),
+    reasonNumber: nonNegativeInt(),
+    reasonName: optText(),
+    reasonNameHebrew: optText(),
+    homePhoneNumber: optText(),
+    cellPhoneNum: optText(),
+    email: z.union([z.literal(''), z.email('must be an e-mail address').max(LIMITS.string)]).nullish(),
+    campaignNum: nonNegativeInt().nullish(),
+  })
+  .transform((v, ctx) => {
+    const orgGuid = pickAlias(
+      ctx,
+      { name: 'orgGuid', value: v.orgGuid },
+      { name: 'orgGUID', value: v.orgGUID },
+    );
+    if (orgGuid === undefined) ctx.addIssue({ code: 'custom', path: ['orgGuid'], message: 'is required' });
+    if (!v.reasonName?.trim() && !v.reasonNameHebrew?.trim()) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['reasonName'],
+        message: 'reasonName or reasonNameHebrew is required',
+      });
+    }
+    const { orgGUID: _a, orgGuid: _b, ...rest } = v;
+    return { ...rest, orgGuid: orgGuid ?? '' };
+  })
+  .meta({ id: 'SaveReasonRequest' });
+export type SaveReasonCommand = z.output<typeof saveReasonRequest>;
+
+export const reasonRecord = z
+  .object({
+    orgGuid: z.string(),
+    reasonNumber: z.number().int(),
+    reasonName: z.string().nullable(),
+    reasonNameHebrew: z.string().nullable(),
+    homePhoneNumber: z.string().nullable(),
+    cellPhoneNum: z.string().nullable(),
+    email: z.string().nullable(),
+    campaignNum: z.number().int().nullable(),
+  })
+  .meta({ id: 'Reason' });
+export type ReasonRecord = z.infer<typeof reasonRecord>;
+
+export const saveCampaignRequest = z
+  .object({
+    orgGuid: guid().optional(),
+    orgGUID: guid().optional(),
+    campaignNumber: nonNegativeInt(),
+    campaignName: optText(),
+    campaignFriendlyName: optText(),
+  })
+  .transform((v, ctx) => {
+    const orgGuid = pickAlias(
+      ctx,
+      { name: 'orgGuid', value: v.orgGuid },
+      { name: 'orgGUID', value: v.orgGUID },
+    );
+    if (orgGuid === undefined) ctx.addIssue({ code: 'custom', path: ['orgGuid'], message: 'is required' });
+    if (!v.campaignName?.trim() && !v.campaignFriendlyName?.trim()) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['campaignName'],
+        message: 'campaignName or campaignFriendlyName is required',
+      });
+    }
+    return {
+      orgGuid: orgGuid ?? '',
+      campaignNumber: v.campaignNumber,
+      campaignName: v.campaignName,
+      campaignFriendlyName: v.campaignFriendlyName,
+    };
+  })
+  .meta({ id: 'SaveCampaignRequest' });
+export type SaveCampaignCommand = z.output<typeof saveCampaignRequest>;
+
+export const campaignRecord = z
+  .object({
+    orgGuid: z.string(),
+    campaignNumber: z.number().int(),
+    campaignName: z.string().nullable(),
+    campaignFriendlyName: z.string().nullable(),
+  })
+  .meta({ id: 'Campaign' });
+export type CampaignRecord = z.infer<typeof campaignRecord>;

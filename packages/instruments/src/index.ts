@@ -1,0 +1,13 @@
+export type { AccountType, BankAccountInput, CheckType, ValidBankAccount } from './bank-account.ts';
+export { ACCOUNT_TYPES, CHECK_TYPES, isValidAbaRouting, validateBankAccount } from './bank-account.ts';
+export type { CardInput, ParsedExpiry, ValidateCardOptions, ValidCard } from './card.ts';
+export { detectBrand, parseExpiry, validateCard } from './card.ts';
+export type { ValidCharityCard } from './charity-card.ts';
+export { CHARITY_TOKEN_PATTERN, isCharityToken, validateCharityCard } from './charity-card.ts';
+export { last4, maskPan, maskSecret } from './mask.ts';
+export type { CharityProvider, FieldError, PaymentMethod, Result } from './methods.ts';
+export { CHARITY_PROVIDERS, isCharityProvider, isPaymentMethod, PAYMENT_METHODS } from './methods.ts';
+export type { SandboxInstrument, SandboxOutcome } from './sandbox.ts';
+export { SANDBOX_INSTRUMENTS, sandboxOutcome } from './sandbox.ts';
+export type { SwipeData } from './swipe.ts';
+export { parseSwipe } from './swipe.ts';
