@@ -21,7 +21,7 @@ function expected(a: Accepts): string {
 /** 401 unless the request carries a live credential of an accepted kind; then the rate limit. */
 export function authenticate(accepts: Accepts, buckets: TokenBuckets): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const { db, now } = c.var.deps;
+    const { db } = c.var.deps;
     const authorization = c.req.header('authorization')?.trim();
     const apiKey = c.req.header('apikey')?.trim();
     let caller: Caller | null = null;
@@ -38,7 +38,7 @@ export function authenticate(accepts: Accepts, buckets: TokenBuckets): Middlewar
         sent ? 'The credential is unknown or revoked' : `Missing credential: send ${expected(accepts)}`,
       );
     }
-    const wait = buckets.take(`${caller.type}:${caller.id}`, caller.org.settings.rateLimit, now().getTime());
+    const wait = buckets.take(`${caller.type}:${caller.id}`, caller.org.settings.rateLimit, performance.now());
     if (wait > 0) {
       c.var.deps.metrics.rateLimited.inc();
       throw new ApiError(

@@ -10,7 +10,7 @@ export interface RateLimit {
 export function tokenBuckets(maxKeys = 100_000) {
   const buckets = new Map<string, { tokens: number; at: number }>();
   return {
-    /** Take one token; returns 0 when allowed, else the seconds to wait. */
+    /** Take one token at monotonic time `nowMs`; returns 0 when allowed, else the seconds to wait. */
     take(key: string, limit: RateLimit, nowMs: number): number {
       let b = buckets.get(key);
       if (!b) {
@@ -18,7 +18,7 @@ export function tokenBuckets(maxKeys = 100_000) {
         buckets.set(key, b);
         if (buckets.size > maxKeys) buckets.delete(buckets.keys().next().value!);
       }
-      b.tokens = Math.min(limit.burst, b.tokens + ((nowMs - b.at) / 1000) * limit.perSecond);
+      b.tokens = Math.min(limit.burst, b.tokens + (Math.max(0, nowMs - b.at) / 1000) * limit.perSecond);
       b.at = nowMs;
       if (b.tokens >= 1) {
         b.tokens -= 1;

@@ -1,0 +1,139 @@
+/**
+ * Test harness: the real app on a real database (PGlite always; PostgreSQL when reachable), with
+ * a settable clock. HTTP goes through `app.request()` (the real Hono app, no mocks) or, with
+ * `listen()`, over real loopback HTTP.
+ */
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import pg from 'pg';
+import pino from 'pino';
+import { type CreatedOrg, createOrg } from '../admin/admin-service.ts';
+import { createApp } from '../app.ts';
+import { type Db, openDatabase } from '../db/database.ts';
+import { migrate } from '../db/migrations.ts';
+import type { Deps } from '../deps.ts';
+import { type Gateway, gatewayRegistry } from '../gateway/gateway.ts';
+import { sandboxGateway } from '../gateway/sandbox-gateway.ts';
+import { createMetrics } from '../http/metrics.ts';
+
+export type DbKind = 'pglite' | 'postgres';
+
+export const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+let pgReachable: Promise<boolean> | undefined;
+
+/** PGlite always; PostgreSQL too when it answers (CI has it at 127.0.0.1:5432). */
+export async function testDatabases(): Promise<DbKind[]> {
+  if (process.env.TEST_DATABASES) return process.env.TEST_DATABASES.split(',') as DbKind[];
+  pgReachable ??= (async () => {
+    const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 });
+    try {
+      await client.connect();
+      await client.query('SELECT 1');
+      return true;
+    } catch {
+      return false;
+    } finally {
+      await client.end().catch(() => {});
+    }
+  })();
+  return (await pgReachable) ? ['pglite', 'postgres'] : ['pglite'];
+}
+
+export interface Reply<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+export interface Harness {
+  kind: DbKind;
+  db: Db;
+  deps: Deps;
+  app: ReturnType<typeof createApp>;
+  org: CreatedOrg;
+  clock: { now: Date; set(iso: string): void };
+  request(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
+  /** Admin API call with the admin token. */
+  admin(method: string, path: string, body?: unknown): Promise<Reply>;
+  /** Serve on a random loopback port; returns the base URL. */
+  listen(): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function createHarness(kind: DbKind, opts: { gateway?: Gateway } = {}): Promise<Harness> {
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const db = await openDatabase(kind === 'postgres' ? { url: PG_URL, schema, poolSize: 60 } : { schema });
+  await migrate(db);
+  const clock = {
+    now: new Date(),
+    set(iso: string) {
+      clock.now = new Date(iso);
+    },
+  };
+  const deps: Deps = {
+    db,
+    gateways: gatewayRegistry(opts.gateway ?? sandboxGateway(), null),
+    now: () => clock.now,
+    logger: pino({ level: 'silent' }),
+    metrics: createMetrics(),
+  };
+  const app = createApp(deps, { adminToken: ADMIN_TOKEN });
+  const org = await createOrg(db, 'Test Org');
+  let server: ReturnType<typeof serve> | undefined;
+
+  const request: Harness['request'] = async (method, path, body, headers = {}) => {
+    const init: RequestInit = { method, headers: { ...headers } };
+    if (body !== undefined) {
+      init.body = typeof body === 'string' ? body : JSON.stringify(body);
+      (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
+    }
+    const res = await app.request(path, init);
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {}
+    return { status: res.status, body: parsed, headers: res.headers };
+  };
+
+  return {
+    kind,
+    db,
+    deps,
+    app,
+    org,
+    clock,
+    request,
+    admin: (method, path, body) => request(method, `/admin${path}`, body, { authorization: `Bearer ${ADMIN_TOKEN}` }),
+    async listen() {
+      server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
+      await new Promise<void>((r) => server!.once('listening', () => r()));
+      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    },
+    async close() {
+      if (server) await new Promise<void>((r) => server!.close(() => r()));
+      if (kind === 'postgres') await db.query(`DROP SCHEMA ${schema} CASCADE`).catch(() => {});
+      await db.close();
+    },
+  };
+}
+
+/** A valid Charge body for the harness org; override any field. */
+export function chargeBody(h: Pick<Harness, 'org'>, over: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    orgGUID: h.org.orgGuid,
+    amount: 18,
+    paymentMethodId: 'Credit_Card',
+    uniqueTransactionId: `tx-${randomBytes(8).toString('hex')}`,
+    currency: 'USD',
+    card: { ccNum: '4242424242424242', expiry: '12/30', cvv: '123' },
+    ...over,
+  };
+}
+
+export const sourceAuth = (h: Pick<Harness, 'org'>) => ({ authorization: h.org.sourceGuid });
+export const keyAuth = (h: Pick<Harness, 'org'>) => ({ apikey: h.org.apiKey });
