@@ -1,0 +1,124 @@
+/**
+ * The server as users start it: a real process, real loopback HTTP, an embedded database on disk.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const serverDir = join(import.meta.dirname, '..');
+const dataDir = mkdtempSync(join(tmpdir(), 'kupah-main-'));
+
+interface Running {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+async function start(port: number): Promise<Running> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: serverDir,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, INIT_CWD: serverDir, LOG_LEVEL: 'info', ADMIN_TOKEN: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => {
+    out += d;
+  });
+  child.stderr!.on('data', (d) => {
+    out += d;
+  });
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  const url = `http://127.0.0.1:${port}`;
+  let gone = false;
+  void exited.then(() => {
+    gone = true;
+  });
+  const deadline = Date.now() + 25_000;
+  while (Date.now() < deadline && !gone) {
+    try {
+      if ((await fetch(`${url}/readyz`)).ok) return { child, url, output: () => out, exited };
+    } catch {}
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`server did not start:\n${out}`);
+}
+
+const port = 20_000 + Math.floor(Math.random() * 20_000);
+
+describe('the server process', { timeout: 60_000 }, () => {
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('first start on an empty embedded database prints a demo org whose credentials work at once', async () => {
+    const s = await start(port);
+    try {
+      const out = s.output();
+      const orgGuid = /ORG_GUID=(\S+)/.exec(out)?.[1];
+      const apiKey = /API_KEY=(\S+)/.exec(out)?.[1];
+      const sourceGuid = /SOURCE_GUID=(\S+)/.exec(out)?.[1];
+      expect(orgGuid && apiKey && sourceGuid).toBeTruthy();
+      const charge = await fetch(`${s.url}/v1/External/Charge`, {
+        method: 'POST',
+        headers: { Authorization: sourceGuid!, 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          orgGUID: orgGuid,
+          amount: 36,
+          paymentMethodId: 'Credit_Card',
+          uniqueTransactionId: 'main-test-1',
+          currency: 'ILS',
+          card: { ccNum: '4242424242424242', expiry: '12/30', cvv: '123' },
+        }),
+      });
+      expect((await charge.json()).paymentStatus).toBe('Success');
+      const donor = await fetch(`${s.url}/V1/External/SaveDonor`, {
+        method: 'PUT',
+        headers: { APIKey: apiKey!, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ orgGuid, donorID: '', firstName: 'Test', lastName: 'Donor' }),
+      });
+      expect(donor.status).toBe(200);
+      // The admin token was generated into DATA_DIR/admin-token and works.
+      const token = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
+      const admin = await fetch(`${s.url}/admin/orgs/${orgGuid}`, { headers: { Authorization: `Bearer ${token}` } });
+      expect(admin.status).toBe(200);
+      // Structured JSON logs with a request id, and never the card number.
+      await new Promise((r) => setTimeout(r, 100));
+      const lines = s.output().split('\n').filter((l) => l.startsWith('{'));
+      const chargeLog = lines.map((l) => JSON.parse(l)).find((l) => l.path === '/v1/External/Charge');
+      expect(chargeLog).toMatchObject({ status: 200, requestId: expect.any(String) });
+      expect(s.output()).not.toContain('4242424242424242');
+    } finally {
+      s.child.kill('SIGTERM');
+      await s.exited;
+    }
+  });
+
+  it('the second start prints no credentials; SIGTERM lets a request in flight finish, then exits 0', async () => {
+    const s = await start(port + 1);
+    expect(s.output()).not.toContain('API_KEY=');
+    // A request whose body is still arriving when SIGTERM comes must still be answered.
+    const body = JSON.stringify({ orgGuid: '00000000-0000-4000-8000-000000000000', campaignNumber: 0, campaignName: 'x' });
+    const answered = new Promise<number>((resolve, reject) => {
+      const req = request(`${s.url}/V1/External/SaveCampaign`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), apikey: 'kpk_test_x' },
+      });
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.write(body.slice(0, 10));
+      setTimeout(() => {
+        s.child.kill('SIGTERM');
+        setTimeout(() => req.end(body.slice(10)), 300);
+      }, 100);
+    });
+    expect(await answered).toBe(401);
+    expect(await s.exited).toBe(0);
+    expect(s.output()).toContain('shutting down');
+  });
+});
