@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const serverDir = join(import.meta.dirname, '..');
@@ -18,10 +19,10 @@ interface Running {
   exited: Promise<number | null>;
 }
 
-async function start(port: number): Promise<Running> {
+async function start(port: number, dir = dataDir): Promise<Running> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: serverDir,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, INIT_CWD: serverDir, LOG_LEVEL: 'info', ADMIN_TOKEN: '' },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dir, INIT_CWD: serverDir, LOG_LEVEL: 'info', ADMIN_TOKEN: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -120,5 +121,38 @@ describe('the server process', { timeout: 60_000 }, () => {
     expect(await answered).toBe(401);
     expect(await s.exited).toBe(0);
     expect(s.output()).toContain('shutting down');
+  });
+
+  it("the README's curl examples for all seven operations succeed as printed", async () => {
+    const readme = readFileSync(join(serverDir, '..', '..', 'README.md'), 'utf8');
+    const block = /```sh\n(BASE=[\s\S]*?)```/.exec(readme)?.[1];
+    expect(block).toBeTruthy();
+    const dir = mkdtempSync(join(tmpdir(), 'kupah-readme-'));
+    const s = await start(port + 2, dir);
+    try {
+      const vars = Object.fromEntries(
+        [...s.output().matchAll(/(ORG_GUID|API_KEY|SOURCE_GUID)=(\S+)/g)].map((m) => [m[1]!, m[2]!]),
+      );
+      const script = block!.replace('BASE=http://127.0.0.1:8787', `BASE=${s.url}`);
+      const out = execFileSync('bash', ['-c', `set -e\n${script}`], { env: { ...process.env, ...vars }, encoding: 'utf8' });
+      const answers = out
+        .split(/(?<=})(?={)/)
+        .map((a) => a.trim())
+        .filter(Boolean)
+        .map((a) => JSON.parse(a));
+      expect(answers).toHaveLength(7);
+      for (const a of answers) expect(a.error ?? { errorCode: null }).toMatchObject({ errorCode: null });
+      expect(answers[0]).toMatchObject({ paymentStatus: 'Success', receiptNum: 'R100001' });
+      expect(answers[1]).toMatchObject({ paymentStatus: 'Success', scheduleTotal: 432 });
+      expect(answers[2]).toMatchObject({ paymentStatus: 'Voided' });
+      expect(answers[3].donorId).toMatch(/^D\d+$/);
+      expect(answers[4].collectorId).toMatch(/^C\d+$/);
+      expect(answers[5].campaignNumber).toBe(1);
+      expect(answers[6]).toMatchObject({ reasonName: 'Kiddush', campaignNum: 1 });
+    } finally {
+      s.child.kill('SIGTERM');
+      await s.exited;
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
