@@ -1,12 +1,11 @@
 /**
  * The server as users start it: a real process, real loopback HTTP, an embedded database on disk.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const serverDir = join(import.meta.dirname, '..');
@@ -22,7 +21,15 @@ interface Running {
 async function start(port: number, dir = dataDir): Promise<Running> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: serverDir,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dir, INIT_CWD: serverDir, LOG_LEVEL: 'info', ADMIN_TOKEN: '' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dir,
+      INIT_CWD: serverDir,
+      LOG_LEVEL: 'info',
+      ADMIN_TOKEN: '',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -74,7 +81,7 @@ describe('the server process', { timeout: 60_000 }, () => {
           card: { ccNum: '4242424242424242', expiry: '12/30', cvv: '123' },
         }),
       });
-      expect((await charge.json()).paymentStatus).toBe('Success');
+      expect(((await charge.json()) as { paymentStatus: string }).paymentStatus).toBe('Success');
       const donor = await fetch(`${s.url}/V1/External/SaveDonor`, {
         method: 'PUT',
         headers: { APIKey: apiKey!, 'Content-Type': 'application/json' },
@@ -83,11 +90,16 @@ describe('the server process', { timeout: 60_000 }, () => {
       expect(donor.status).toBe(200);
       // The admin token was generated into DATA_DIR/admin-token and works.
       const token = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
-      const admin = await fetch(`${s.url}/admin/orgs/${orgGuid}`, { headers: { Authorization: `Bearer ${token}` } });
+      const admin = await fetch(`${s.url}/admin/orgs/${orgGuid}`, {
+        headers: { Authorization: `Bearer ${token}` },
+      });
       expect(admin.status).toBe(200);
       // Structured JSON logs with a request id, and never the card number.
       await new Promise((r) => setTimeout(r, 100));
-      const lines = s.output().split('\n').filter((l) => l.startsWith('{'));
+      const lines = s
+        .output()
+        .split('\n')
+        .filter((l) => l.startsWith('{'));
       const chargeLog = lines.map((l) => JSON.parse(l)).find((l) => l.path === '/v1/External/Charge');
       expect(chargeLog).toMatchObject({ status: 200, requestId: expect.any(String) });
       expect(s.output()).not.toContain('4242424242424242');
@@ -101,11 +113,19 @@ describe('the server process', { timeout: 60_000 }, () => {
     const s = await start(port + 1);
     expect(s.output()).not.toContain('API_KEY=');
     // A request whose body is still arriving when SIGTERM comes must still be answered.
-    const body = JSON.stringify({ orgGuid: '00000000-0000-4000-8000-000000000000', campaignNumber: 0, campaignName: 'x' });
+    const body = JSON.stringify({
+      orgGuid: '00000000-0000-4000-8000-000000000000',
+      campaignNumber: 0,
+      campaignName: 'x',
+    });
     const answered = new Promise<number>((resolve, reject) => {
       const req = request(`${s.url}/V1/External/SaveCampaign`, {
         method: 'PUT',
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), apikey: 'kpk_test_x' },
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          apikey: 'kpk_test_x',
+        },
       });
       req.on('response', (res) => {
         res.resume();
@@ -134,7 +154,10 @@ describe('the server process', { timeout: 60_000 }, () => {
         [...s.output().matchAll(/(ORG_GUID|API_KEY|SOURCE_GUID)=(\S+)/g)].map((m) => [m[1]!, m[2]!]),
       );
       const script = block!.replace('BASE=http://127.0.0.1:8787', `BASE=${s.url}`);
-      const out = execFileSync('bash', ['-c', `set -e\n${script}`], { env: { ...process.env, ...vars }, encoding: 'utf8' });
+      const out = execFileSync('bash', ['-c', `set -e\n${script}`], {
+        env: { ...process.env, ...vars },
+        encoding: 'utf8',
+      });
       const answers = out
         .split(/(?<=})(?={)/)
         .map((a) => a.trim())

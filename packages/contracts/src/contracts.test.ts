@@ -61,18 +61,33 @@ describe('Charge request', () => {
       uniqueTransactionId: 'x',
       collectorID: 'C1001',
     });
-    expect(r).toMatchObject({ orgGuid: guid, currency: 'CAD', paymentMethodId: 'Credit_Card', collectorId: 'C1001' });
+    expect(r).toMatchObject({
+      orgGuid: guid,
+      currency: 'CAD',
+      paymentMethodId: 'Credit_Card',
+      collectorId: 'C1001',
+    });
   });
 
   it('two different org spellings that disagree are refused', () => {
-    const r = chargeRequest.safeParse({ ...base, orgGuid: '00000000-0000-4000-8000-000000000000', amount: 5, uniqueTransactionId: 'x' });
+    const r = chargeRequest.safeParse({
+      ...base,
+      orgGuid: '00000000-0000-4000-8000-000000000000',
+      amount: 5,
+      uniqueTransactionId: 'x',
+    });
     expect(r.success).toBe(false);
   });
 
   it('a card method needs card.ccNum; ACH needs bankAccount', () => {
     const noCard = chargeRequest.safeParse({ ...base, card: null, amount: 5, uniqueTransactionId: 'x' });
     expect(noCard.error?.issues[0]?.path).toEqual(['card', 'ccNum']);
-    const noBank = chargeRequest.safeParse({ ...base, paymentMethodId: 'ACH', amount: 5, uniqueTransactionId: 'x' });
+    const noBank = chargeRequest.safeParse({
+      ...base,
+      paymentMethodId: 'ACH',
+      amount: 5,
+      uniqueTransactionId: 'x',
+    });
     expect(noBank.error?.issues[0]?.path).toEqual(['bankAccount']);
   });
 });
@@ -87,11 +102,31 @@ describe('schedule amounts', () => {
     });
 
   it.each([
-    [120, { totalPaymentsCount: 12, amountPerPayment: 10 }, { totalMinor: 12000, firstMinor: 1000, perPaymentMinor: 1000, count: 12 }],
-    [undefined, { totalPaymentsCount: 12, amountPerPayment: 10 }, { totalMinor: 12000, firstMinor: 1000, perPaymentMinor: 1000, count: 12 }],
-    [100, { totalPaymentsCount: 3 }, { totalMinor: 10000, firstMinor: 3334, perPaymentMinor: 3333, count: 3 }],
-    [100, { totalPaymentsCount: 3, firstPaymentAmount: 50 }, { totalMinor: 10000, firstMinor: 5000, perPaymentMinor: 2500, count: 3 }],
-    [100, { amountPerPayment: 25, firstPaymentAmount: 50 }, { totalMinor: 10000, firstMinor: 5000, perPaymentMinor: 2500, count: 3 }],
+    [
+      120,
+      { totalPaymentsCount: 12, amountPerPayment: 10 },
+      { totalMinor: 12000, firstMinor: 1000, perPaymentMinor: 1000, count: 12 },
+    ],
+    [
+      undefined,
+      { totalPaymentsCount: 12, amountPerPayment: 10 },
+      { totalMinor: 12000, firstMinor: 1000, perPaymentMinor: 1000, count: 12 },
+    ],
+    [
+      100,
+      { totalPaymentsCount: 3 },
+      { totalMinor: 10000, firstMinor: 3334, perPaymentMinor: 3333, count: 3 },
+    ],
+    [
+      100,
+      { totalPaymentsCount: 3, firstPaymentAmount: 50 },
+      { totalMinor: 10000, firstMinor: 5000, perPaymentMinor: 2500, count: 3 },
+    ],
+    [
+      100,
+      { amountPerPayment: 25, firstPaymentAmount: 50 },
+      { totalMinor: 10000, firstMinor: 5000, perPaymentMinor: 2500, count: 3 },
+    ],
     [18, { totalPaymentsCount: 1 }, { totalMinor: 1800, firstMinor: 1800, perPaymentMinor: 1800, count: 1 }],
   ])('total %s with %o derives %o', (total, details, expected) => {
     const r = sched(total, details);
@@ -113,14 +148,18 @@ describe('schedule amounts', () => {
 
   it('derived amounts always satisfy total = first + per × (count − 1)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 10_000_000 }), fc.integer({ min: 1, max: 100 }), (cents, count) => {
-        const r = sched(cents / 100, { totalPaymentsCount: count });
-        if (cents < count) return;
-        expect(r.success).toBe(true);
-        const a = r.data!.amounts;
-        expect(a.firstMinor + a.perPaymentMinor * (a.count - 1)).toBe(cents);
-        expect(a.firstMinor).toBeGreaterThanOrEqual(a.perPaymentMinor);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 10_000_000 }),
+        fc.integer({ min: 1, max: 100 }),
+        (cents, count) => {
+          const r = sched(cents / 100, { totalPaymentsCount: count });
+          if (cents < count) return;
+          expect(r.success).toBe(true);
+          const a = r.data!.amounts;
+          expect(a.firstMinor + a.perPaymentMinor * (a.count - 1)).toBe(cents);
+          expect(a.firstMinor).toBeGreaterThanOrEqual(a.perPaymentMinor);
+        },
+      ),
       { numRuns: 2000 },
     );
   });

@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrg } from '../admin/admin-service.ts';
-import { chargeBody, createHarness, type Harness, keyAuth, sourceAuth, testDatabases } from '../testing/harness.ts';
+import {
+  chargeBody,
+  createHarness,
+  type Harness,
+  keyAuth,
+  sourceAuth,
+  testDatabases,
+} from '../testing/harness.ts';
 
 describe.each(await testDatabases())('authentication, tenancy and limits on %s', (kind) => {
   let h: Harness;
@@ -10,12 +17,19 @@ describe.each(await testDatabases())('authentication, tenancy and limits on %s',
   afterAll(async () => {
     await h?.close();
   });
-  const campaign = (orgGuid = h.org.orgGuid) => ({ orgGuid, campaignNumber: 0, campaignName: 'Annual Dinner' });
+  const campaign = (orgGuid = h.org.orgGuid) => ({
+    orgGuid,
+    campaignNumber: 0,
+    campaignName: 'Annual Dinner',
+  });
 
   it('Charge without a credential is 401 and says which header to send', async () => {
     const r = await h.request('POST', '/v1/External/Charge', chargeBody(h));
     expect(r.status).toBe(401);
-    expect(r.body.error).toMatchObject({ errorCode: 'UNAUTHORIZED', message: expect.stringContaining('Authorization') });
+    expect(r.body.error).toMatchObject({
+      errorCode: 'UNAUTHORIZED',
+      message: expect.stringContaining('Authorization'),
+    });
   });
 
   it('Charge takes the source GUID bare or as Bearer, but not an API key', async () => {
@@ -35,10 +49,20 @@ describe.each(await testDatabases())('authentication, tenancy and limits on %s',
 
   it('SchedulePayment and VoidPayment take either header', async () => {
     const paid = await h.request('POST', '/v1/External/Charge', chargeBody(h), sourceAuth(h));
-    const v1 = await h.request('POST', '/v1/External/VoidPayment', { orgGUID: h.org.orgGuid, receiptNum: paid.body.receiptNum }, keyAuth(h));
+    const v1 = await h.request(
+      'POST',
+      '/v1/External/VoidPayment',
+      { orgGUID: h.org.orgGuid, receiptNum: paid.body.receiptNum },
+      keyAuth(h),
+    );
     expect(v1.status).toBe(200);
     const paid2 = await h.request('POST', '/v1/External/Charge', chargeBody(h), sourceAuth(h));
-    const v2 = await h.request('POST', '/v1/External/VoidPayment', { orgGUID: h.org.orgGuid, receiptNum: paid2.body.receiptNum }, sourceAuth(h));
+    const v2 = await h.request(
+      'POST',
+      '/v1/External/VoidPayment',
+      { orgGUID: h.org.orgGuid, receiptNum: paid2.body.receiptNum },
+      sourceAuth(h),
+    );
     expect(v2.status).toBe(200);
   });
 
@@ -47,7 +71,12 @@ describe.each(await testDatabases())('authentication, tenancy and limits on %s',
     const r = await h.request('PUT', '/V1/External/SaveCampaign', campaign(other.orgGuid), keyAuth(h));
     expect(r.status).toBe(403);
     expect(r.body.error.errorCode).toBe('FORBIDDEN');
-    const c = await h.request('POST', '/v1/External/Charge', { ...chargeBody(h), orgGUID: other.orgGuid }, sourceAuth(h));
+    const c = await h.request(
+      'POST',
+      '/v1/External/Charge',
+      { ...chargeBody(h), orgGUID: other.orgGuid },
+      sourceAuth(h),
+    );
     expect(c.status).toBe(403);
     const mine = await h.request('POST', '/v1/External/Charge', chargeBody(h), sourceAuth(h));
     const theirs = await h.request(
@@ -57,22 +86,47 @@ describe.each(await testDatabases())('authentication, tenancy and limits on %s',
       { apikey: other.apiKey },
     );
     expect(theirs.status).toBe(404);
-    const upd = await h.request('PUT', '/V1/External/SaveCampaign', { ...campaign(other.orgGuid), campaignNumber: 1 }, { apikey: other.apiKey });
+    const upd = await h.request(
+      'PUT',
+      '/V1/External/SaveCampaign',
+      { ...campaign(other.orgGuid), campaignNumber: 1 },
+      { apikey: other.apiKey },
+    );
     expect(upd.status).toBe(404);
   });
 
   it('credentials are stored only as SHA-256 hashes; revoked ones are 401', async () => {
-    const rows = JSON.stringify(await h.db.query('SELECT * FROM api_keys UNION ALL SELECT id, org_id, guid_hash, masked, name, sandbox, created_at, revoked_at FROM sources'));
+    const rows = JSON.stringify(
+      await h.db.query(
+        'SELECT * FROM api_keys UNION ALL SELECT id, org_id, guid_hash, masked, name, sandbox, created_at, revoked_at FROM sources',
+      ),
+    );
     expect(rows).not.toContain(h.org.apiKey);
     expect(rows).not.toContain(h.org.sourceGuid);
     const key = await h.admin('POST', `/orgs/${h.org.orgGuid}/api-keys`, { sandbox: true });
-    expect((await h.request('PUT', '/V1/External/SaveCampaign', campaign(), { apikey: key.body.apiKey })).status).toBe(200);
-    expect((await h.admin('POST', `/orgs/${h.org.orgGuid}/api-keys/revoke`, { apiKey: key.body.apiKey })).status).toBe(200);
-    expect((await h.request('PUT', '/V1/External/SaveCampaign', campaign(), { apikey: key.body.apiKey })).status).toBe(401);
-    const src = await h.admin('POST', `/orgs/${h.org.orgGuid}/sources`, { name: 'Kiosk', kind: 'device', sandbox: true });
-    expect((await h.request('POST', '/v1/External/Charge', chargeBody(h), { authorization: src.body.sourceGuid })).status).toBe(200);
+    expect(
+      (await h.request('PUT', '/V1/External/SaveCampaign', campaign(), { apikey: key.body.apiKey })).status,
+    ).toBe(200);
+    expect(
+      (await h.admin('POST', `/orgs/${h.org.orgGuid}/api-keys/revoke`, { apiKey: key.body.apiKey })).status,
+    ).toBe(200);
+    expect(
+      (await h.request('PUT', '/V1/External/SaveCampaign', campaign(), { apikey: key.body.apiKey })).status,
+    ).toBe(401);
+    const src = await h.admin('POST', `/orgs/${h.org.orgGuid}/sources`, {
+      name: 'Kiosk',
+      kind: 'device',
+      sandbox: true,
+    });
+    expect(
+      (await h.request('POST', '/v1/External/Charge', chargeBody(h), { authorization: src.body.sourceGuid }))
+        .status,
+    ).toBe(200);
     await h.admin('POST', `/orgs/${h.org.orgGuid}/sources/revoke`, { sourceGuid: src.body.sourceGuid });
-    expect((await h.request('POST', '/v1/External/Charge', chargeBody(h), { authorization: src.body.sourceGuid })).status).toBe(401);
+    expect(
+      (await h.request('POST', '/v1/External/Charge', chargeBody(h), { authorization: src.body.sourceGuid }))
+        .status,
+    ).toBe(401);
   });
 
   it('rate limit per credential: 429 with Retry-After past the burst, other credentials unaffected', async () => {
@@ -106,16 +160,33 @@ describe.each(await testDatabases())('authentication, tenancy and limits on %s',
   });
 
   it('strings over 256 characters and notes over 2,000 are refused, naming the field', async () => {
-    const long = await h.request('POST', '/v1/External/Charge', chargeBody(h, { donor: { firstName: 'a'.repeat(257), lastName: 'b' } }), sourceAuth(h));
+    const long = await h.request(
+      'POST',
+      '/v1/External/Charge',
+      chargeBody(h, { donor: { firstName: 'a'.repeat(257), lastName: 'b' } }),
+      sourceAuth(h),
+    );
     expect(long.body.error.fields[0].field).toBe('donor.firstName');
-    const note = await h.request('POST', '/v1/External/Charge', chargeBody(h, { note: 'n'.repeat(2001) }), sourceAuth(h));
+    const note = await h.request(
+      'POST',
+      '/v1/External/Charge',
+      chargeBody(h, { note: 'n'.repeat(2001) }),
+      sourceAuth(h),
+    );
     expect(note.body.error.fields[0].field).toBe('note');
-    const okNote = await h.request('POST', '/v1/External/Charge', chargeBody(h, { note: 'n'.repeat(2000) }), sourceAuth(h));
+    const okNote = await h.request(
+      'POST',
+      '/v1/External/Charge',
+      chargeBody(h, { note: 'n'.repeat(2000) }),
+      sourceAuth(h),
+    );
     expect(okNote.status).toBe(200);
   });
 
   it('admin API needs the admin token', async () => {
     expect((await h.request('POST', '/admin/orgs', { name: 'x' })).status).toBe(401);
-    expect((await h.request('POST', '/admin/orgs', { name: 'x' }, { authorization: 'Bearer wrong' })).status).toBe(401);
+    expect(
+      (await h.request('POST', '/admin/orgs', { name: 'x' }, { authorization: 'Bearer wrong' })).status,
+    ).toBe(401);
   });
 });

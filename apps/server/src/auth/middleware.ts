@@ -38,7 +38,11 @@ export function authenticate(accepts: Accepts, buckets: TokenBuckets): Middlewar
         sent ? 'The credential is unknown or revoked' : `Missing credential: send ${expected(accepts)}`,
       );
     }
-    const wait = buckets.take(`${caller.type}:${caller.id}`, caller.org.settings.rateLimit, performance.now());
+    const wait = buckets.take(
+      `${caller.type}:${caller.id}`,
+      caller.org.settings.rateLimit,
+      performance.now(),
+    );
     if (wait > 0) {
       c.var.deps.metrics.rateLimited.inc();
       throw new ApiError(

@@ -23,8 +23,16 @@ describe.each(await testDatabases())('SaveReason and SaveCampaign on %s', (kind)
     });
     const b = await put('SaveCampaign', { campaignNumber: 0, campaignFriendlyName: 'Chanukah' });
     expect(b.body.campaignNumber).toBe(a.body.campaignNumber + 1);
-    const u = await put('SaveCampaign', { campaignNumber: a.body.campaignNumber, campaignName: 'YK 5787', campaignFriendlyName: 'YK' });
-    expect(u.body).toMatchObject({ campaignNumber: a.body.campaignNumber, campaignName: 'YK 5787', campaignFriendlyName: 'YK' });
+    const u = await put('SaveCampaign', {
+      campaignNumber: a.body.campaignNumber,
+      campaignName: 'YK 5787',
+      campaignFriendlyName: 'YK',
+    });
+    expect(u.body).toMatchObject({
+      campaignNumber: a.body.campaignNumber,
+      campaignName: 'YK 5787',
+      campaignFriendlyName: 'YK',
+    });
     expect((await put('SaveCampaign', { campaignNumber: 4242, campaignName: 'x' })).status).toBe(404);
     const none = await put('SaveCampaign', { campaignNumber: 0 });
     expect(none.status).toBe(400);
@@ -32,7 +40,11 @@ describe.each(await testDatabases())('SaveReason and SaveCampaign on %s', (kind)
   });
 
   it('reasonNumber 0 creates; update; either name is enough; neither is 400', async () => {
-    const r = await put('SaveReason', { reasonNumber: 0, reasonNameHebrew: 'הכנסת כלה', email: 'kallah@example.org' });
+    const r = await put('SaveReason', {
+      reasonNumber: 0,
+      reasonNameHebrew: 'הכנסת כלה',
+      email: 'kallah@example.org',
+    });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
       orgGuid: h.org.orgGuid,
@@ -44,7 +56,11 @@ describe.each(await testDatabases())('SaveReason and SaveCampaign on %s', (kind)
       email: 'kallah@example.org',
       campaignNum: null,
     });
-    const u = await put('SaveReason', { reasonNumber: r.body.reasonNumber, reasonName: 'Hachnasas Kallah', cellPhoneNum: '555' });
+    const u = await put('SaveReason', {
+      reasonNumber: r.body.reasonNumber,
+      reasonName: 'Hachnasas Kallah',
+      cellPhoneNum: '555',
+    });
     expect(u.body).toMatchObject({ reasonName: 'Hachnasas Kallah', cellPhoneNum: '555' });
     expect((await put('SaveReason', { reasonNumber: 0 })).status).toBe(400);
     expect((await put('SaveReason', { reasonNumber: 999, reasonName: 'x' })).status).toBe(404);
@@ -55,7 +71,11 @@ describe.each(await testDatabases())('SaveReason and SaveCampaign on %s', (kind)
     expect(r.status).toBe(400);
     expect(r.body.error.message).toBe('CampaignNum is invalid');
     const c = await put('SaveCampaign', { campaignNumber: 0, campaignName: 'Shul' });
-    const ok = await put('SaveReason', { reasonNumber: 0, reasonName: 'Kiddush', campaignNum: c.body.campaignNumber });
+    const ok = await put('SaveReason', {
+      reasonNumber: 0,
+      reasonName: 'Kiddush',
+      campaignNum: c.body.campaignNumber,
+    });
     expect(ok.body.campaignNum).toBe(c.body.campaignNumber);
   });
 

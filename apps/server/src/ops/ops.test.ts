@@ -20,7 +20,9 @@ describe('operations endpoints', () => {
     const r = await h.request('GET', '/metrics');
     expect(r.headers.get('content-type')).toMatch(/text\/plain/);
     expect(r.body).toMatch(/kupah_payments_total\{status="Success",method="Credit_Card"\} 1/);
-    expect(r.body).toMatch(/kupah_http_requests_total\{method="POST",route="\/v1\/External\/Charge",status="200"\} 1/);
+    expect(r.body).toMatch(
+      /kupah_http_requests_total\{method="POST",route="\/v1\/External\/Charge",status="200"\} 1/,
+    );
   });
 
   it('/openapi.json is OpenAPI 3.1 generated from the contracts, with every operation and both auth schemes', async () => {
@@ -39,7 +41,14 @@ describe('operations endpoints', () => {
     );
     expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['ApiKey', 'SourceGuid']);
     const charge = JSON.stringify(doc.paths['/v1/External/Charge']);
-    for (const field of ['orgGUID', 'orgGuid', 'uniqueTransactionId', 'paymentMethodId', 'ccNum', 'routingNum']) {
+    for (const field of [
+      'orgGUID',
+      'orgGuid',
+      'uniqueTransactionId',
+      'paymentMethodId',
+      'ccNum',
+      'routingNum',
+    ]) {
       expect(charge + JSON.stringify(doc.components.schemas ?? {})).toContain(field);
     }
   });
@@ -60,7 +69,12 @@ describe('operations endpoints', () => {
   it('v1 and V1 both reach every operation', async () => {
     const a = await h.request('POST', '/V1/External/Charge', chargeBody(h), sourceAuth(h));
     expect(a.status).toBe(200);
-    const b = await h.request('PUT', '/v1/External/SaveCampaign', { orgGuid: h.org.orgGuid, campaignNumber: 0, campaignName: 'x' }, { apikey: h.org.apiKey });
+    const b = await h.request(
+      'PUT',
+      '/v1/External/SaveCampaign',
+      { orgGuid: h.org.orgGuid, campaignNumber: 0, campaignName: 'x' },
+      { apikey: h.org.apiKey },
+    );
     expect(b.status).toBe(200);
   });
 });

@@ -1,9 +1,17 @@
 import { parseWebhook, paymentWebhook, scheduleWebhook } from '@kupah/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chargeBody, createHarness, type Harness, keyAuth, sourceAuth, testDatabases } from '../testing/harness.ts';
+import {
+  chargeBody,
+  createHarness,
+  type Harness,
+  keyAuth,
+  sourceAuth,
+  testDatabases,
+} from '../testing/harness.ts';
 import { listEvents } from './repo.ts';
 
-const inDays = (now: Date, days: number) => new Date(now.getTime() + days * 86_400_000).toISOString().slice(0, 10);
+const inDays = (now: Date, days: number) =>
+  new Date(now.getTime() + days * 86_400_000).toISOString().slice(0, 10);
 
 describe.each(await testDatabases())('webhook events in the outbox on %s', (kind) => {
   let h: Harness;
@@ -11,9 +19,16 @@ describe.each(await testDatabases())('webhook events in the outbox on %s', (kind
   let device: string;
   beforeAll(async () => {
     h = await createHarness(kind);
-    orgId = Number((await h.db.query<{ id: string }>('SELECT id FROM orgs WHERE guid = $1', [h.org.orgGuid]))[0]!.id);
-    device = (await h.admin('POST', `/orgs/${h.org.orgGuid}/sources`, { name: 'Lobby Kiosk', kind: 'device', sandbox: true })).body
-      .sourceGuid;
+    orgId = Number(
+      (await h.db.query<{ id: string }>('SELECT id FROM orgs WHERE guid = $1', [h.org.orgGuid]))[0]!.id,
+    );
+    device = (
+      await h.admin('POST', `/orgs/${h.org.orgGuid}/sources`, {
+        name: 'Lobby Kiosk',
+        kind: 'device',
+        sandbox: true,
+      })
+    ).body.sourceGuid;
   });
   afterAll(async () => {
     await h?.close();
@@ -65,7 +80,10 @@ describe.each(await testDatabases())('webhook events in the outbox on %s', (kind
       cardHolderName: 'Rivka Stern',
       isAnonymousDonation: false,
       paymentStatus: 'Success',
-      donorInfo: { donorNumber: r.body.accountNum, newDonor: { donorID: r.body.accountNum, firstName: 'Rivka', lastName: 'Stern' } },
+      donorInfo: {
+        donorNumber: r.body.accountNum,
+        newDonor: { donorID: r.body.accountNum, firstName: 'Rivka', lastName: 'Stern' },
+      },
       campaignInfo: [{ campaignName: 'Gala' }],
       reasonInfo: [{ reasonName: 'General' }],
       collectorInfo: { collectorName: 'Yossi Katz' },
@@ -80,7 +98,12 @@ describe.each(await testDatabases())('webhook events in the outbox on %s', (kind
     const before = (await events('payment')).length;
     await h.request('POST', '/v1/External/Charge', chargeBody(h), sourceAuth(h));
     expect(await events('payment')).toHaveLength(before);
-    await h.request('POST', '/v1/External/Charge', chargeBody(h, { card: { ccNum: '4000000000000002', expiry: '12/30', cvv: '123' } }), { authorization: device });
+    await h.request(
+      'POST',
+      '/v1/External/Charge',
+      chargeBody(h, { card: { ccNum: '4000000000000002', expiry: '12/30', cvv: '123' } }),
+      { authorization: device },
+    );
     expect(await events('payment')).toHaveLength(before);
     await h.admin('PATCH', `/orgs/${h.org.orgGuid}/settings`, { webhooksAllSources: true });
     await h.request('POST', '/v1/External/Charge', chargeBody(h), sourceAuth(h));
@@ -97,7 +120,12 @@ describe.each(await testDatabases())('webhook events in the outbox on %s', (kind
         uniqueTransactionId: crypto.randomUUID(),
         amount: 180,
         donor: { firstNameHebrew: 'אברהם', lastNameHebrew: 'גולד' },
-        scheduleDetails: { frequencyID: 'Monthly_Hebrew', startDate: today, totalPaymentsCount: 10, amountPerPayment: 18 },
+        scheduleDetails: {
+          frequencyID: 'Monthly_Hebrew',
+          startDate: today,
+          totalPaymentsCount: 10,
+          amountPerPayment: 18,
+        },
       }),
       { authorization: device },
     );
@@ -111,7 +139,12 @@ describe.each(await testDatabases())('webhook events in the outbox on %s', (kind
       frequency: 'Monthly_Hebrew',
       currency: 'USD',
       donorInfo: { newDonor: { DonorID: r.body.accountNum, FirstName: 'אברהם', LastName: 'גולד' } },
-      firstPayment: { amount: '18.00', paymentNumber: r.body.receiptNum, deviceName: 'Lobby Kiosk', paymentMethod: 'Credit_Card' },
+      firstPayment: {
+        amount: '18.00',
+        paymentNumber: r.body.receiptNum,
+        deviceName: 'Lobby Kiosk',
+        paymentMethod: 'Credit_Card',
+      },
     });
     expect(String(body.scheduleStartDate).slice(0, 10)).toBe(today);
   });
@@ -189,6 +222,13 @@ describe.each(await testDatabases())('webhook events in the outbox on %s', (kind
     });
     expect(sched.success).toBe(true);
     if (sched.success) expect(sched.data.firstPayment?.maskedApiKey).toBe('m');
-    expect(parseWebhook('void', { orgGuid: 'g', statusDateTime: 's', paymentNumber: 'R', paymentStatus: 'Refunded' }).success).toBe(false);
+    expect(
+      parseWebhook('void', {
+        orgGuid: 'g',
+        statusDateTime: 's',
+        paymentNumber: 'R',
+        paymentStatus: 'Refunded',
+      }).success,
+    ).toBe(false);
   });
 });

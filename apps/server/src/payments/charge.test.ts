@@ -17,7 +17,9 @@ describe.each(await testDatabases())('Charge on %s', (kind) => {
 
   beforeAll(async () => {
     h = await createHarness(kind);
-    await h.admin('PATCH', `/orgs/${h.org.orgGuid}/settings`, { rateLimit: { perSecond: 10_000, burst: 10_000 } });
+    await h.admin('PATCH', `/orgs/${h.org.orgGuid}/settings`, {
+      rateLimit: { perSecond: 10_000, burst: 10_000 },
+    });
   });
   afterAll(async () => {
     await h?.close();
@@ -60,7 +62,13 @@ describe.each(await testDatabases())('Charge on %s', (kind) => {
       charge({
         paymentMethodId: 'ACH',
         card: null,
-        bankAccount: { accountNum, routingNum, accountType: 'Checking', checkType: 'Personal', nameOnAccount: 'Sarah Levi' },
+        bankAccount: {
+          accountNum,
+          routingNum,
+          accountType: 'Checking',
+          checkType: 'Personal',
+          nameOnAccount: 'Sarah Levi',
+        },
       });
     expect((await ach('12345678')).body.paymentStatus).toBe('Success');
     expect((await ach('12340002')).body.paymentStatus).toBe('Declined');
@@ -69,13 +77,16 @@ describe.each(await testDatabases())('Charge on %s', (kind) => {
     expect(bad.body.error.fields.map((f: { field: string }) => f.field)).toContain('bankAccount.routingNum');
   });
 
-  it.each(['Provider_1', 'Provider_2', 'Provider_3', 'Provider_4'])('charity card %s: documented numbers', async (p) => {
-    const n = p.slice(-1);
-    const ok = await charge({ paymentMethodId: p, card: { ccNum: `600${n}000000000001` } });
-    expect(ok.body.paymentStatus).toBe('Success');
-    const declined = await charge({ paymentMethodId: p, card: { ccNum: `600${n}000000000002` } });
-    expect(declined.body.paymentStatus).toBe('Declined');
-  });
+  it.each(['Provider_1', 'Provider_2', 'Provider_3', 'Provider_4'])(
+    'charity card %s: documented numbers',
+    async (p) => {
+      const n = p.slice(-1);
+      const ok = await charge({ paymentMethodId: p, card: { ccNum: `600${n}000000000001` } });
+      expect(ok.body.paymentStatus).toBe('Success');
+      const declined = await charge({ paymentMethodId: p, card: { ccNum: `600${n}000000000002` } });
+      expect(declined.body.paymentStatus).toBe('Declined');
+    },
+  );
 
   it('accepts the interface spellings: orgGuid, CA, "Credit Card", V1 path; stores CAD and Credit_Card', async () => {
     const body = chargeBody(h, { currency: 'CA', paymentMethodId: 'Credit Card' });
@@ -110,7 +121,9 @@ describe.each(await testDatabases())('Charge on %s', (kind) => {
       'SELECT receipt_num, payment_date FROM payments WHERE receipt_num IN ($1, $2)',
       [a.body.receiptNum, b.body.receiptNum],
     );
-    const byReceipt = Object.fromEntries(dates.map((d) => [d.receipt_num, new Date(d.payment_date).toISOString()]));
+    const byReceipt = Object.fromEntries(
+      dates.map((d) => [d.receipt_num, new Date(d.payment_date).toISOString()]),
+    );
     expect(byReceipt[a.body.receiptNum]).toBe('2026-11-22T10:00:00.000Z');
     expect(byReceipt[b.body.receiptNum]).toBe('2026-11-20T08:30:00.000Z');
     h.clock.set(new Date().toISOString());
@@ -161,7 +174,9 @@ describe.each(await testDatabases())('Charge on %s', (kind) => {
     expect(r.body.error.errorCode).toBe('CURRENCY_NOT_ENABLED');
     expect(r.body.error.fields[0].field).toBe('currency');
     expect((await charge({ currency: 'ILS' })).body.paymentStatus).toBe('Success');
-    await h.admin('PATCH', `/orgs/${h.org.orgGuid}/settings`, { currencies: ['USD', 'ILS', 'EUR', 'GBP', 'CAD'] });
+    await h.admin('PATCH', `/orgs/${h.org.orgGuid}/settings`, {
+      currencies: ['USD', 'ILS', 'EUR', 'GBP', 'CAD'],
+    });
   });
 
   it('amounts: at most 2 decimals, > 0, ≤ 1,000,000, stored in minor units', async () => {
@@ -173,9 +188,10 @@ describe.each(await testDatabases())('Charge on %s', (kind) => {
     const r = await charge({ amount: 1_000_000 });
     expect(r.body.paymentStatus).toBe('Success');
     const cents = await charge({ amount: 0.29 });
-    const [row] = await h.db.query<{ amount_minor: string }>('SELECT amount_minor FROM payments WHERE receipt_num = $1', [
-      cents.body.receiptNum,
-    ]);
+    const [row] = await h.db.query<{ amount_minor: string }>(
+      'SELECT amount_minor FROM payments WHERE receipt_num = $1',
+      [cents.body.receiptNum],
+    );
     expect(Number(row!.amount_minor)).toBe(29);
     expect(cents.body.amount).toBe(0.29);
   });
@@ -207,7 +223,9 @@ describe.each(await testDatabases())('Charge on %s', (kind) => {
     expect(b.body.accountNum).toBe(a.body.accountNum);
     const c = await charge({ donor: { accountNum: a.body.accountNum } });
     expect(c.body.accountNum).toBe(a.body.accountNum);
-    const namesake = await charge({ donor: { firstName: 'Moshe', lastName: 'Cohen', phoneNumber: '212-555-0199' } });
+    const namesake = await charge({
+      donor: { firstName: 'Moshe', lastName: 'Cohen', phoneNumber: '212-555-0199' },
+    });
     expect(namesake.body.accountNum).not.toBe(a.body.accountNum);
   });
 
@@ -255,15 +273,33 @@ describe.each(await testDatabases())('Charge on %s', (kind) => {
   });
 
   it('a reason locked to a campaign refuses another campaign', async () => {
-    const c1 = await h.request('PUT', '/V1/External/SaveCampaign', { orgGuid: h.org.orgGuid, campaignNumber: 0, campaignName: 'Purim' }, keyAuth(h));
-    const c2 = await h.request('PUT', '/V1/External/SaveCampaign', { orgGuid: h.org.orgGuid, campaignNumber: 0, campaignName: 'Pesach' }, keyAuth(h));
+    const c1 = await h.request(
+      'PUT',
+      '/V1/External/SaveCampaign',
+      { orgGuid: h.org.orgGuid, campaignNumber: 0, campaignName: 'Purim' },
+      keyAuth(h),
+    );
+    const c2 = await h.request(
+      'PUT',
+      '/V1/External/SaveCampaign',
+      { orgGuid: h.org.orgGuid, campaignNumber: 0, campaignName: 'Pesach' },
+      keyAuth(h),
+    );
     const reason = await h.request(
       'PUT',
       '/V1/External/SaveReason',
-      { orgGuid: h.org.orgGuid, reasonNumber: 0, reasonName: 'Matanot LaEvyonim', campaignNum: c1.body.campaignNumber },
+      {
+        orgGuid: h.org.orgGuid,
+        reasonNumber: 0,
+        reasonName: 'Matanot LaEvyonim',
+        campaignNum: c1.body.campaignNumber,
+      },
       keyAuth(h),
     );
-    const r = await charge({ campaign: { campaignNum: c2.body.campaignNumber }, reason: { reasonNum: reason.body.reasonNumber } });
+    const r = await charge({
+      campaign: { campaignNum: c2.body.campaignNumber },
+      reason: { reasonNum: reason.body.reasonNumber },
+    });
     expect(r.status).toBe(400);
     const ok = await charge({ reason: { reasonNum: reason.body.reasonNumber } });
     const [row] = await h.db.query<{ number: number }>(
@@ -274,8 +310,13 @@ describe.each(await testDatabases())('Charge on %s', (kind) => {
   });
 
   it('a production source reaches no sandbox gateway: Error GATEWAY_NOT_CONFIGURED', async () => {
-    const src = await h.admin('POST', `/orgs/${h.org.orgGuid}/sources`, { name: 'Live campaign', kind: 'external' });
-    const r = await h.request('POST', '/v1/External/Charge', chargeBody(h), { authorization: src.body.sourceGuid });
+    const src = await h.admin('POST', `/orgs/${h.org.orgGuid}/sources`, {
+      name: 'Live campaign',
+      kind: 'external',
+    });
+    const r = await h.request('POST', '/v1/External/Charge', chargeBody(h), {
+      authorization: src.body.sourceGuid,
+    });
     expect(r.status).toBe(200);
     expect(r.body.paymentStatus).toBe('Error');
     expect(r.body.error.errorCode).toBe('GATEWAY_NOT_CONFIGURED');

@@ -1,7 +1,14 @@
 import { parseWebhook } from '@kupah/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listEvents } from '../outbox/repo.ts';
-import { chargeBody, createHarness, type Harness, keyAuth, sourceAuth, testDatabases } from '../testing/harness.ts';
+import {
+  chargeBody,
+  createHarness,
+  type Harness,
+  keyAuth,
+  sourceAuth,
+  testDatabases,
+} from '../testing/harness.ts';
 
 describe.each(await testDatabases())('VoidPayment on %s', (kind) => {
   let h: Harness;
@@ -11,22 +18,32 @@ describe.each(await testDatabases())('VoidPayment on %s', (kind) => {
   afterAll(async () => {
     await h?.close();
   });
-  const pay = async (over = {}) => (await h.request('POST', '/v1/External/Charge', chargeBody(h, over), sourceAuth(h))).body;
+  const pay = async (over = {}) =>
+    (await h.request('POST', '/v1/External/Charge', chargeBody(h, over), sourceAuth(h))).body;
   const voidIt = (receiptNum: string, extra = {}) =>
-    h.request('POST', '/v1/External/VoidPayment', { orgGUID: h.org.orgGuid, receiptNum, ...extra }, keyAuth(h));
+    h.request(
+      'POST',
+      '/v1/External/VoidPayment',
+      { orgGUID: h.org.orgGuid, receiptNum, ...extra },
+      keyAuth(h),
+    );
 
   it('voids a Success payment, answers { receiptNum, paymentStatus: Voided, error }, and queues the void webhook', async () => {
     h.clock.set('2026-11-22T15:04:05.000Z');
     const p = await pay();
     const r = await voidIt(p.receiptNum, { reason: 'donor asked' });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ receiptNum: p.receiptNum, paymentStatus: 'Voided', error: { errorCode: null, message: null } });
+    expect(r.body).toEqual({
+      receiptNum: p.receiptNum,
+      paymentStatus: 'Voided',
+      error: { errorCode: null, message: null },
+    });
     const [row] = await h.db.query<{ status: string; void_reason: string }>(
       'SELECT status, void_reason FROM payments WHERE receipt_num = $1',
       [p.receiptNum],
     );
     expect(row).toEqual({ status: 'Voided', void_reason: 'donor asked' });
-    const events = (await listEvents(h.db, (await orgId()), 'void')).filter(
+    const events = (await listEvents(h.db, await orgId(), 'void')).filter(
       (e) => (e.payload as { paymentNumber: string }).paymentNumber === p.receiptNum,
     );
     expect(events).toHaveLength(1);

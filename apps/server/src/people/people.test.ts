@@ -24,7 +24,17 @@ describe.each(await testDatabases())('SaveDonor and SaveCollector on %s', (kind)
     donorPhones: [{ phoneLabel: 'Cell', phoneNumber: '718-555-0133', countryCode: '1' }],
     donorEmails: [{ emailLabel: 'Home', emailAddress: 'chaim@example.org' }],
     donorAddresses: [
-      { addressLabel: 'Home', careOf: null, houseNum: '12', streetName: 'Ocean Pkwy', unit: '3B', city: 'Brooklyn', state: 'NY', zip: '11218', country: 'US' },
+      {
+        addressLabel: 'Home',
+        careOf: null,
+        houseNum: '12',
+        streetName: 'Ocean Pkwy',
+        unit: '3B',
+        city: 'Brooklyn',
+        state: 'NY',
+        zip: '11218',
+        country: 'US',
+      },
     ],
   };
 
@@ -82,7 +92,12 @@ describe.each(await testDatabases())('SaveDonor and SaveCollector on %s', (kind)
   });
 
   it('a bad e-mail address or too many phones is a 400 naming the field', async () => {
-    const r = await saveDonor({ donorID: '', firstName: 'A', lastName: 'B', donorEmails: [{ emailAddress: 'not-an-email' }] });
+    const r = await saveDonor({
+      donorID: '',
+      firstName: 'A',
+      lastName: 'B',
+      donorEmails: [{ emailAddress: 'not-an-email' }],
+    });
     expect(r.body.error.fields[0].field).toBe('donorEmails.0.emailAddress');
     const many = await saveDonor({
       donorID: '',

@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chargeBody, createHarness, type Harness, keyAuth, testDatabases } from '../testing/harness.ts';
 
-const civil = (d: Date, tz = 'America/New_York') => new Intl.DateTimeFormat('en-CA', { timeZone: tz }).format(d);
-const addDays = (ymd: string, n: number) => new Date(Date.parse(`${ymd}T12:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+const civil = (d: Date, tz = 'America/New_York') =>
+  new Intl.DateTimeFormat('en-CA', { timeZone: tz }).format(d);
+const addDays = (ymd: string, n: number) =>
+  new Date(Date.parse(`${ymd}T12:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 
 describe.each(await testDatabases())('SchedulePayment on %s', (kind) => {
   let h: Harness;
@@ -35,9 +37,25 @@ describe.each(await testDatabases())('SchedulePayment on %s', (kind) => {
     const r = await schedule({ totalPaymentsCount: 12, amountPerPayment: 36 }, { amount: 432 });
     expect(r.status).toBe(200);
     expect(Object.keys(r.body).sort()).toEqual(
-      ['accountId', 'accountNum', 'amount', 'currency', 'error', 'paymentStatus', 'receiptNum', 'responseTitle', 'scheduleNum', 'scheduleTotal'].sort(),
+      [
+        'accountId',
+        'accountNum',
+        'amount',
+        'currency',
+        'error',
+        'paymentStatus',
+        'receiptNum',
+        'responseTitle',
+        'scheduleNum',
+        'scheduleTotal',
+      ].sort(),
     );
-    expect(r.body).toMatchObject({ paymentStatus: 'Success', scheduleTotal: 432, amount: 36, currency: 'USD' });
+    expect(r.body).toMatchObject({
+      paymentStatus: 'Success',
+      scheduleTotal: 432,
+      amount: 36,
+      currency: 'USD',
+    });
     expect(r.body.receiptNum).toMatch(/^R\d+$/);
     expect(r.body.accountNum).toMatch(/^D\d+$/);
     expect(r.body.accountId).toBe(Number(r.body.accountNum.slice(1)));
@@ -59,7 +77,11 @@ describe.each(await testDatabases())('SchedulePayment on %s', (kind) => {
 
   it('start in the future: no charge at creation, the schedule is stored active with a card-on-file token', async () => {
     const before = await count('SELECT count(*)::int AS n FROM payments');
-    const r = await schedule({ totalPaymentsCount: 6, amountPerPayment: 18, startDate: addDays(today(), 30) });
+    const r = await schedule({
+      totalPaymentsCount: 6,
+      amountPerPayment: 18,
+      startDate: addDays(today(), 30),
+    });
     expect(r.body).toMatchObject({ paymentStatus: 'Success', receiptNum: null, scheduleTotal: 108 });
     expect(await count('SELECT count(*)::int AS n FROM payments')).toBe(before);
     const [s] = await h.db.query<{ status: string; instrument: { token: string; last4: string } }>(
@@ -73,7 +95,11 @@ describe.each(await testDatabases())('SchedulePayment on %s', (kind) => {
   });
 
   it('a start date in the past is 400 on scheduleDetails.startDate', async () => {
-    const r = await schedule({ totalPaymentsCount: 3, amountPerPayment: 10, startDate: addDays(today(), -1) });
+    const r = await schedule({
+      totalPaymentsCount: 3,
+      amountPerPayment: 10,
+      startDate: addDays(today(), -1),
+    });
     expect(r.status).toBe(400);
     expect(r.body.error.fields[0].field).toBe('scheduleDetails.startDate');
   });
@@ -84,8 +110,17 @@ describe.each(await testDatabases())('SchedulePayment on %s', (kind) => {
       { card: { ccNum: '4000000000000002', expiry: '12/30', cvv: '123' } },
     );
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ paymentStatus: 'Failed', scheduleNum: null, error: { errorCode: 'CARD_DECLINED' } });
-    expect(await count(`SELECT count(*)::int AS n FROM schedules WHERE status = 'active' AND unique_transaction_id IN (SELECT unique_transaction_id FROM payments WHERE receipt_num = $1)`, [r.body.receiptNum])).toBe(0);
+    expect(r.body).toMatchObject({
+      paymentStatus: 'Failed',
+      scheduleNum: null,
+      error: { errorCode: 'CARD_DECLINED' },
+    });
+    expect(
+      await count(
+        `SELECT count(*)::int AS n FROM schedules WHERE status = 'active' AND unique_transaction_id IN (SELECT unique_transaction_id FROM payments WHERE receipt_num = $1)`,
+        [r.body.receiptNum],
+      ),
+    ).toBe(0);
   });
 
   it('amounts: total = first + per × (count − 1); missing ones are derived; inconsistent ones are 400', async () => {
@@ -98,7 +133,10 @@ describe.each(await testDatabases())('SchedulePayment on %s', (kind) => {
       [split.body.scheduleNum],
     );
     expect([Number(s!.first_minor), Number(s!.per_payment_minor)]).toEqual([3334, 3333]);
-    const bad = await schedule({ totalPaymentsCount: 3, firstPaymentAmount: 50, amountPerPayment: 25 }, { amount: 99 });
+    const bad = await schedule(
+      { totalPaymentsCount: 3, firstPaymentAmount: 50, amountPerPayment: 25 },
+      { amount: 99 },
+    );
     expect(bad.status).toBe(400);
     expect(bad.body.error.fields[0].field).toBe('amount');
     const zero = await schedule({ totalPaymentsCount: 0, amountPerPayment: 10 });
@@ -108,15 +146,34 @@ describe.each(await testDatabases())('SchedulePayment on %s', (kind) => {
   it('bad terms are 400s naming the field, and write nothing', async () => {
     const before = await count('SELECT count(*)::int AS n FROM schedules');
     const cases: [Record<string, unknown>, Record<string, unknown>, string][] = [
-      [{ frequencyID: 'Fortnightly', totalPaymentsCount: 2, amountPerPayment: 1 }, {}, 'scheduleDetails.frequencyID'],
-      [{ startDate: '2026-02-30', totalPaymentsCount: 2, amountPerPayment: 1 }, {}, 'scheduleDetails.startDate'],
-      [{ frequencyID: 'Special_Days', totalPaymentsCount: 2, amountPerPayment: 1 }, {}, 'scheduleDetails.specialDays'],
-      [{ totalPaymentsCount: 2, amountPerPayment: 1 }, { uniqueTransactionId: 'not-a-guid' }, 'uniqueTransactionId'],
+      [
+        { frequencyID: 'Fortnightly', totalPaymentsCount: 2, amountPerPayment: 1 },
+        {},
+        'scheduleDetails.frequencyID',
+      ],
+      [
+        { startDate: '2026-02-30', totalPaymentsCount: 2, amountPerPayment: 1 },
+        {},
+        'scheduleDetails.startDate',
+      ],
+      [
+        { frequencyID: 'Special_Days', totalPaymentsCount: 2, amountPerPayment: 1 },
+        {},
+        'scheduleDetails.specialDays',
+      ],
+      [
+        { totalPaymentsCount: 2, amountPerPayment: 1 },
+        { uniqueTransactionId: 'not-a-guid' },
+        'uniqueTransactionId',
+      ],
     ];
     for (const [details, over, field] of cases) {
       const r = await schedule(details, over);
       expect(r.status, field).toBe(400);
-      expect(r.body.error.fields.map((f: { field: string }) => f.field), field).toContain(field);
+      expect(
+        r.body.error.fields.map((f: { field: string }) => f.field),
+        field,
+      ).toContain(field);
     }
     expect(await count('SELECT count(*)::int AS n FROM schedules')).toBe(before);
   });
@@ -135,14 +192,23 @@ describe.each(await testDatabases())('SchedulePayment on %s', (kind) => {
   it('idempotent on uniqueTransactionId: same body replays, another body is 409', async () => {
     const body = chargeBody(h, {
       uniqueTransactionId: randomUUID(),
-      scheduleDetails: { frequencyID: 'Weekly', startDate: today(), totalPaymentsCount: 4, amountPerPayment: 5 },
+      scheduleDetails: {
+        frequencyID: 'Weekly',
+        startDate: today(),
+        totalPaymentsCount: 4,
+        amountPerPayment: 5,
+      },
     });
     const a = await h.request('POST', '/v1/External/SchedulePayment', body, keyAuth(h));
     const b = await h.request('POST', '/v1/External/SchedulePayment', body, keyAuth(h));
     expect(b.body).toEqual(a.body);
     const c = await h.request('POST', '/v1/External/SchedulePayment', { ...body, amount: 999 }, keyAuth(h));
     expect(c.status).toBe(409);
-    expect(await count('SELECT count(*)::int AS n FROM schedules WHERE unique_transaction_id = $1', [body.uniqueTransactionId])).toBe(1);
+    expect(
+      await count('SELECT count(*)::int AS n FROM schedules WHERE unique_transaction_id = $1', [
+        body.uniqueTransactionId,
+      ]),
+    ).toBe(1);
   });
 
   it('stores the handling mode of the organisation (default Integration)', async () => {

@@ -41,6 +41,7 @@ export async function testDatabases(): Promise<DbKind[]> {
   return (await pgReachable) ? ['pglite', 'postgres'] : ['pglite'];
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: test replies are read field by field; assertions check shapes.
 export interface Reply<T = any> {
   status: number;
   body: T;
@@ -108,7 +109,8 @@ export async function createHarness(kind: DbKind, opts: { gateway?: Gateway } = 
     org,
     clock,
     request,
-    admin: (method, path, body) => request(method, `/admin${path}`, body, { authorization: `Bearer ${ADMIN_TOKEN}` }),
+    admin: (method, path, body) =>
+      request(method, `/admin${path}`, body, { authorization: `Bearer ${ADMIN_TOKEN}` }),
     async listen() {
       server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
       await new Promise<void>((r) => server!.once('listening', () => r()));
@@ -123,7 +125,10 @@ export async function createHarness(kind: DbKind, opts: { gateway?: Gateway } = 
 }
 
 /** A valid Charge body for the harness org; override any field. */
-export function chargeBody(h: Pick<Harness, 'org'>, over: Record<string, unknown> = {}): Record<string, unknown> {
+export function chargeBody(
+  h: Pick<Harness, 'org'>,
+  over: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     orgGUID: h.org.orgGuid,
     amount: 18,
