@@ -12,6 +12,7 @@ import type { Deps } from './deps.ts';
 import { gatewayRegistry } from './gateway/gateway.ts';
 import { sandboxGateway } from './gateway/sandbox-gateway.ts';
 import { createMetrics } from './http/metrics.ts';
+import { purgeKeys } from './idempotency/repo.ts';
 import { countOrgs } from './orgs/repo.ts';
 
 /** Paths pino removes from every log line, wherever card data or credentials could appear. */
@@ -66,11 +67,23 @@ async function main() {
     logger.info({ port: info.port, database: db.kind }, `listening on http://127.0.0.1:${info.port}`);
   });
 
+  // Idempotency records are kept 30 days (decisions), then purged hourly.
+  const purge = setInterval(
+    () =>
+      purgeKeys(db, 30).then(
+        (n) => n > 0 && logger.info({ purged: n }, 'idempotency records older than 30 days purged'),
+        (err) => logger.warn({ err: String(err) }, 'idempotency purge failed'),
+      ),
+    3_600_000,
+  );
+  purge.unref();
+
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
     ready = false;
+    clearInterval(purge);
     logger.info({ signal }, 'shutting down: finishing requests in flight');
     const force = setTimeout(() => {
       logger.warn('shutdown timed out; exiting');
