@@ -19,6 +19,16 @@ const env = z.object({
     .or(z.literal('').transform(() => undefined)),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
+  /** Let webhooks reach loopback and private addresses (local development and tests only). */
+  WEBHOOK_ALLOW_PRIVATE: z
+    .enum(['0', '1', 'true', 'false', ''])
+    .default('0')
+    .transform((v) => v === '1' || v === 'true'),
+  /** 0 disables this instance's webhook dispatcher (another instance sends). */
+  WEBHOOK_DISPATCHER: z
+    .enum(['0', '1', 'true', 'false', ''])
+    .default('1')
+    .transform((v) => v !== '0' && v !== 'false'),
 });
 
 export type Config = z.infer<typeof env> & { dataDir: string };

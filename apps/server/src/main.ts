@@ -14,6 +14,7 @@ import { sandboxGateway } from './gateway/sandbox-gateway.ts';
 import { createMetrics } from './http/metrics.ts';
 import { purgeKeys } from './idempotency/repo.ts';
 import { countOrgs } from './orgs/repo.ts';
+import { webhookDispatcher } from './webhooks/dispatcher.ts';
 
 /** Paths pino removes from every log line, wherever card data or credentials could appear. */
 export const REDACT = [
@@ -61,6 +62,9 @@ async function main() {
     logger,
     metrics: createMetrics(),
   };
+  const dispatcher = webhookDispatcher(deps, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
+  if (config.WEBHOOK_DISPATCHER) await dispatcher.start();
+
   let ready = true;
   const app = createApp(deps, { adminToken: adminToken(config), isReady: () => ready });
   const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
@@ -91,6 +95,7 @@ async function main() {
     }, 10_000);
     force.unref();
     server.close(async () => {
+      await dispatcher.stop().catch(() => {});
       await db.close().catch(() => {});
       logger.info('stopped');
       process.exit(0);

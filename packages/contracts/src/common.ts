@@ -42,8 +42,16 @@ export type Frequency = (typeof FREQUENCIES)[number];
 export const SCHEDULE_HANDLING_MODES = ['Integration', 'Internal', 'Gateway'] as const;
 export type ScheduleHandlingMode = (typeof SCHEDULE_HANDLING_MODES)[number];
 
+/** No NUL characters: PostgreSQL cannot store them in text, and no person types one. */
+export const NO_NUL = (s: string) => !s.includes('\u0000');
+export const NO_NUL_MESSAGE = 'must not contain a NUL (U+0000) character';
+
+/** A string of at most `max` characters without NUL. */
+export const str = (max: number) =>
+  z.string().max(max, `must be at most ${max} characters`).refine(NO_NUL, NO_NUL_MESSAGE);
+
 /** A short text field: at most 256 characters. */
-export const text = () => z.string().max(LIMITS.string, `must be at most ${LIMITS.string} characters`);
+export const text = () => str(LIMITS.string);
 /** A short text field that may be null (null = "not sent"). */
 export const optText = () => text().nullish();
 
@@ -52,6 +60,8 @@ const AMOUNT_TEXT = /^\d{1,7}(\.\d{1,2})?$/;
 /**
  * A money amount on the wire: a JSON number (or a numeric string) with at most two fraction
  * digits, greater than 0 and at most 1,000,000. Converted to integer minor units by `toMinorUnits`.
+ * The check is on the number's shortest decimal form, so 18.000000001 or 1e-9 is refused rather
+ * than rounded: the amount charged is always exactly the amount sent.
  */
 export const amount = () =>
   z
@@ -60,7 +70,7 @@ export const amount = () =>
     .refine((v) => Number.isFinite(v), 'must be a finite number')
     .refine((v) => v > 0, 'must be greater than 0')
     .refine((v) => v <= LIMITS.maxAmount, `must be at most ${LIMITS.maxAmount}`)
-    .refine((v) => Math.abs(v * 100 - Math.round(v * 100)) < 1e-6, 'must have at most 2 decimal places');
+    .refine((v) => v <= 0 || AMOUNT_TEXT.test(String(v)), 'must have at most 2 decimal places');
 
 /** Decimal amount (validated by `amount()`) to integer minor units. Exact for ≤ 2 fraction digits. */
 export function toMinorUnits(major: number): number {
@@ -91,9 +101,13 @@ export const isGuid = (s: string): boolean => GUID.test(s);
 
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-/** True when `y-m-d` is a real calendar date. */
+/** Years a date may have: anything else is a typo, and PostgreSQL's range ends in 294276. */
+export const MIN_YEAR = 1900;
+export const MAX_YEAR = 2999;
+
+/** True when `y-m-d` is a real calendar date within MIN_YEAR…MAX_YEAR. */
 export function isRealDate(y: number, m: number, d: number): boolean {
-  if (m < 1 || m > 12 || d < 1) return false;
+  if (y < MIN_YEAR || y > MAX_YEAR || m < 1 || m > 12 || d < 1) return false;
   const days = new Date(Date.UTC(y, m, 0)).getUTCDate();
   return d <= days;
 }
@@ -115,7 +129,10 @@ export const civilDate = () =>
         return z.NEVER;
       }
       if (!isRealDate(Number(m[1]), Number(m[2]), Number(m[3]))) {
-        ctx.addIssue({ code: 'custom', message: `${datePart} is not a real calendar date` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `${datePart} is not a real calendar date between ${MIN_YEAR} and ${MAX_YEAR}`,
+        });
         return z.NEVER;
       }
       return datePart;

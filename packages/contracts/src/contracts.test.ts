@@ -15,7 +15,19 @@ describe('amounts', () => {
     expect(amount().parse(18)).toBe(18);
     expect(amount().parse('18.50')).toBe(18.5);
     expect(amount().parse(1_000_000)).toBe(1_000_000);
-    for (const bad of [0, -1, 1_000_000.01, 1.001, Number.NaN, '1e3', '18.5.0', '']) {
+    for (const bad of [
+      0,
+      -1,
+      1_000_000.01,
+      1.001,
+      Number.NaN,
+      '1e3',
+      '18.5.0',
+      '',
+      1e-9,
+      18.000000001,
+      0.1 + 0.2,
+    ]) {
       expect(amount().safeParse(bad).success, String(bad)).toBe(false);
     }
   });
@@ -36,7 +48,16 @@ describe('dates', () => {
   it('civil dates: real calendar dates only; a date-time gives its date part', () => {
     expect(civilDate().parse('2028-02-29')).toBe('2028-02-29');
     expect(civilDate().parse('2026-11-22T00:00:00')).toBe('2026-11-22');
-    for (const bad of ['2027-02-29', '2026-13-01', '2026-04-31', '22/11/2026', '2026-1-1', 'tomorrow']) {
+    for (const bad of [
+      '2027-02-29',
+      '2026-13-01',
+      '2026-04-31',
+      '22/11/2026',
+      '2026-1-1',
+      'tomorrow',
+      '0000-01-01',
+      '3000-01-01',
+    ]) {
       expect(civilDate().safeParse(bad).success, bad).toBe(false);
     }
   });
@@ -46,6 +67,7 @@ describe('dates', () => {
     expect(utcDateTime().parse('2026-11-22T10:00:00+02:00')).toBe('2026-11-22T08:00:00.000Z');
     expect(utcDateTime().parse('2026-11-22T10:00:00')).toBe('2026-11-22T10:00:00.000Z');
     expect(utcDateTime().safeParse('2026-11-22T25:00:00Z').success).toBe(false);
+    expect(utcDateTime().safeParse('0000-01-01T00:00:00Z').success).toBe(false);
   });
 });
 
@@ -67,6 +89,11 @@ describe('Charge request', () => {
       paymentMethodId: 'Credit_Card',
       collectorId: 'C1001',
     });
+  });
+
+  it('text with a NUL character is refused (PostgreSQL cannot store it)', () => {
+    const r = chargeRequest.safeParse({ ...base, amount: 5, uniqueTransactionId: 'x', note: 'a\u0000b' });
+    expect(r.error?.issues.map((i) => i.path.join('.'))).toEqual(['note']);
   });
 
   it('two different org spellings that disagree are refused', () => {

@@ -13,9 +13,12 @@ import {
   guid,
   isGuid,
   LIMITS,
+  NO_NUL,
+  NO_NUL_MESSAGE,
   optText,
   paymentMethodInput,
   pickAlias,
+  str,
   text,
   toMinorUnits,
   utcDateTime,
@@ -65,13 +68,11 @@ export const reasonPart = z.object({
 });
 
 export const cardInput = z.object({
-  ccNum: z
-    .string()
-    .max(80)
+  ccNum: str(80)
     .nullish()
     .meta({ description: 'Card number; for the provider methods the charity card number or token.' }),
-  expiry: z.string().max(10).nullish().meta({ description: 'MM/YY' }),
-  cvv: z.string().max(8).nullish(),
+  expiry: str(10).nullish().meta({ description: 'MM/YY' }),
+  cvv: str(8).nullish(),
   cardHolderName: optText().meta({ description: 'Extension: name on the card.' }),
 });
 
@@ -85,8 +86,8 @@ export const bankAccountInput = z.object({
 
 export const locationInput = z.object({
   locationName: optText(),
-  longitude: z.union([z.string().max(32), z.number()]).nullish(),
-  latitude: z.union([z.string().max(32), z.number()]).nullish(),
+  longitude: z.union([str(32), z.number()]).nullish(),
+  latitude: z.union([str(32), z.number()]).nullish(),
 });
 
 /** Extension for charges taken on a device: shown in the payment webhook. */
@@ -102,7 +103,7 @@ export const deviceInfoInput = z
 const paymentFields = {
   orgGUID: guid().optional(),
   orgGuid: guid().optional().meta({ description: 'Alias of orgGUID.' }),
-  note: z.string().max(LIMITS.note, `must be at most ${LIMITS.note} characters`).nullish(),
+  note: str(LIMITS.note).nullish(),
   paymentMethodId: paymentMethodInput(),
   currency: currencyInput(),
   donor: chargeDonor.nullish(),
@@ -189,7 +190,7 @@ export const chargeRequest = z
     ...paymentFields,
     amount: amount(),
     paymentDate: utcDateTime().nullish(),
-    uniqueTransactionId: z.string().min(1, 'is required').max(LIMITS.string),
+    uniqueTransactionId: str(LIMITS.string).min(1, 'is required'),
   })
   .transform((v, ctx) => {
     const base = canonicalPayment(v, ctx);
@@ -409,7 +410,7 @@ export const voidRequest = z
     orgGUID: guid().optional(),
     orgGuid: guid().optional(),
     receiptNum: text().min(1, 'is required'),
-    reason: z.string().max(LIMITS.note).nullish(),
+    reason: str(LIMITS.note).nullish(),
   })
   .transform((v, ctx) => {
     const orgGuid = pickAlias(
@@ -434,7 +435,12 @@ export type VoidResponse = z.infer<typeof voidResponse>;
 const phone = z.object({ phoneLabel: optText(), phoneNumber: optText(), countryCode: optText() });
 const email = z.object({
   emailLabel: optText(),
-  emailAddress: z.union([z.literal(''), z.email('must be an e-mail address').max(LIMITS.string)]).nullish(),
+  emailAddress: z
+    .union([
+      z.literal(''),
+      z.email('must be an e-mail address').max(LIMITS.string).refine(NO_NUL, NO_NUL_MESSAGE),
+    ])
+    .nullish(),
 });
 const address = z.object({
   addressLabel: optText(),
@@ -484,8 +490,8 @@ function personRequest<K extends 'donor' | 'collector'>(kind: K) {
     .object({
       orgGuid: guid().optional(),
       orgGUID: guid().optional(),
-      [idA]: z.string().max(32).optional(),
-      [idB]: z.string().max(32).optional(),
+      [idA]: str(32).optional(),
+      [idB]: str(32).optional(),
       ...personNameFields,
       [`${kind}Phones`]: list(phone).nullish(),
       [`${kind}Emails`]: list(email).nullish(),
@@ -568,7 +574,12 @@ export const saveReasonRequest = z
     reasonNameHebrew: optText(),
     homePhoneNumber: optText(),
     cellPhoneNum: optText(),
-    email: z.union([z.literal(''), z.email('must be an e-mail address').max(LIMITS.string)]).nullish(),
+    email: z
+      .union([
+        z.literal(''),
+        z.email('must be an e-mail address').max(LIMITS.string).refine(NO_NUL, NO_NUL_MESSAGE),
+      ])
+      .nullish(),
     campaignNum: nonNegativeInt().nullish(),
   })
   .transform((v, ctx) => {

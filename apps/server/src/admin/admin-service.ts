@@ -17,6 +17,13 @@ import {
   type WebhookKind,
 } from '../orgs/repo.ts';
 import type { OrgSettings } from '../orgs/settings.ts';
+import {
+  listAdminEvents,
+  listAttempts,
+  listDeliveries,
+  replayDeliveries,
+  rotateSecret,
+} from '../webhooks/repo.ts';
 
 export interface CreatedOrg {
   orgGuid: string;
@@ -126,4 +133,51 @@ export async function describeOrg(db: Db, orgGuid: string) {
     settings: org.settings,
     webhooks: await listWebhookEndpoints(db, org.id),
   };
+}
+
+// --- webhook operations ----------------------------------------------------------------------------
+
+export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
+
+export async function deliveries(
+  db: Db,
+  orgGuid: string,
+  f: { status?: string | undefined; kind?: string | undefined; since?: string | undefined; limit: number },
+) {
+  const org = await requireOrg(db, orgGuid);
+  return { orgGuid: org.guid, deliveries: await listDeliveries(db, org.id, f) };
+}
+
+export async function deliveryAttempts(db: Db, orgGuid: string, deliveryId: number) {
+  const org = await requireOrg(db, orgGuid);
+  const [delivery] = await listDeliveries(db, org.id, { id: deliveryId, limit: 1 });
+  if (!delivery) throw notFound(`Delivery ${deliveryId}`);
+  return { orgGuid: org.guid, delivery, attempts: await listAttempts(db, org.id, deliveryId) };
+}
+
+export async function replay(
+  db: Db,
+  orgGuid: string,
+  target: { deliveryId: number } | { failedSince: string },
+  now: Date,
+) {
+  const org = await requireOrg(db, orgGuid);
+  const replayed = await replayDeliveries(db, org.id, target, now);
+  if ('deliveryId' in target && replayed === 0) throw notFound(`Delivery ${target.deliveryId}`);
+  return { orgGuid: org.guid, replayed };
+}
+
+export async function rotate(db: Db, orgGuid: string, kind: WebhookKind, now: Date) {
+  const org = await requireOrg(db, orgGuid);
+  const secret = newWebhookSecret();
+  const previousValidUntil = new Date(now.getTime() + ROTATION_OVERLAP_MS);
+  if (!(await rotateSecret(db, org.id, kind, secret, previousValidUntil))) {
+    throw notFound(`The ${kind} webhook endpoint`);
+  }
+  return { orgGuid: org.guid, kind, secret, previousSecretValidUntil: previousValidUntil.toISOString() };
+}
+
+export async function adminEvents(db: Db, orgGuid: string) {
+  const org = await requireOrg(db, orgGuid);
+  return { orgGuid: org.guid, events: await listAdminEvents(db, org.id) };
 }

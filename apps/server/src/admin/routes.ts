@@ -4,18 +4,23 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { zValidator } from '@hono/zod-validator';
-import { CURRENCIES, ERROR_CODES, SCHEDULE_HANDLING_MODES } from '@kupah/contracts';
+import { CURRENCIES, ERROR_CODES, SCHEDULE_HANDLING_MODES, str } from '@kupah/contracts';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { AppEnv } from '../http/env.ts';
 import { ApiError, fromZod } from '../http/errors.ts';
 import { isValidTimeZone } from '../orgs/settings.ts';
 import {
+  adminEvents,
   createApiKey,
   createOrg,
   createSource,
+  deliveries,
+  deliveryAttempts,
   describeOrg,
+  replay,
   revoke,
+  rotate,
   updateSettings,
 } from './admin-service.ts';
 
@@ -59,6 +64,11 @@ export const settingsPatch = z
   })
   .strict();
 
+function deliveryId(raw: string): number {
+  if (!/^\d{1,15}$/.test(raw)) throw new ApiError(404, ERROR_CODES.NOT_FOUND, `No delivery ${raw}`);
+  return Number(raw);
+}
+
 function tokenMatches(header: string | undefined, token: string): boolean {
   const given = Buffer.from(header?.replace(/^Bearer\s+/i, '') ?? '');
   const want = Buffer.from(token);
@@ -81,7 +91,7 @@ export function adminRoutes(adminToken: string) {
       '/orgs',
       json(
         z.object({
-          name: z.string().min(1).max(256),
+          name: str(256).min(1),
           currencies: z.array(z.enum(CURRENCIES)).min(1).optional(),
         }),
       ),
@@ -105,20 +115,20 @@ export function adminRoutes(adminToken: string) {
     })
     .post(
       '/orgs/:org/api-keys',
-      json(z.object({ sandbox: z.boolean().default(false), name: z.string().max(256).nullish() })),
+      json(z.object({ sandbox: z.boolean().default(false), name: str(256).nullish() })),
       async (c) => {
         const { sandbox, name } = c.req.valid('json');
         return c.json(await createApiKey(c.var.deps.db, c.req.param('org'), sandbox, name ?? null), 201);
       },
     )
-    .post('/orgs/:org/api-keys/revoke', json(z.object({ apiKey: z.string().min(1).max(256) })), async (c) =>
+    .post('/orgs/:org/api-keys/revoke', json(z.object({ apiKey: str(256).min(1) })), async (c) =>
       c.json(await revoke(c.var.deps.db, c.req.param('org'), 'apiKey', c.req.valid('json').apiKey)),
     )
     .post(
       '/orgs/:org/sources',
       json(
         z.object({
-          name: z.string().min(1).max(256),
+          name: str(256).min(1),
           kind: z.enum(['device', 'external']),
           sandbox: z.boolean().default(false),
         }),
@@ -128,10 +138,49 @@ export function adminRoutes(adminToken: string) {
         return c.json(await createSource(c.var.deps.db, c.req.param('org'), name, kind, sandbox), 201);
       },
     )
+    .get(
+      '/orgs/:org/deliveries',
+      zValidator(
+        'query',
+        z.object({
+          status: z.enum(['pending', 'delivered', 'dead']).optional(),
+          kind: z.enum(['payment', 'schedule', 'void']).optional(),
+          since: z.iso.datetime({ offset: true }).optional(),
+          limit: z.coerce.number().int().min(1).max(1000).default(100),
+        }),
+        (result) => {
+          if (!result.success) throw fromZod(result.error as unknown as z.ZodError);
+        },
+      ),
+      async (c) => c.json(await deliveries(c.var.deps.db, c.req.param('org'), c.req.valid('query'))),
+    )
+    .get('/orgs/:org/deliveries/:id/attempts', async (c) =>
+      c.json(await deliveryAttempts(c.var.deps.db, c.req.param('org'), deliveryId(c.req.param('id')))),
+    )
+    .post('/orgs/:org/deliveries/:id/replay', async (c) =>
+      c.json(
+        await replay(
+          c.var.deps.db,
+          c.req.param('org'),
+          { deliveryId: deliveryId(c.req.param('id')) },
+          c.var.deps.now(),
+        ),
+      ),
+    )
     .post(
-      '/orgs/:org/sources/revoke',
-      json(z.object({ sourceGuid: z.string().min(1).max(256) })),
+      '/orgs/:org/deliveries/replay',
+      json(z.object({ failedSince: z.iso.datetime({ offset: true }) })),
       async (c) =>
-        c.json(await revoke(c.var.deps.db, c.req.param('org'), 'source', c.req.valid('json').sourceGuid)),
+        c.json(await replay(c.var.deps.db, c.req.param('org'), c.req.valid('json'), c.var.deps.now())),
+    )
+    .post('/orgs/:org/webhooks/:kind/rotate', async (c) => {
+      const kind = z.enum(['payment', 'schedule', 'void']).safeParse(c.req.param('kind'));
+      if (!kind.success)
+        throw new ApiError(404, ERROR_CODES.NOT_FOUND, 'kind must be payment, schedule or void');
+      return c.json(await rotate(c.var.deps.db, c.req.param('org'), kind.data, c.var.deps.now()));
+    })
+    .get('/orgs/:org/events', async (c) => c.json(await adminEvents(c.var.deps.db, c.req.param('org'))))
+    .post('/orgs/:org/sources/revoke', json(z.object({ sourceGuid: str(256).min(1) })), async (c) =>
+      c.json(await revoke(c.var.deps.db, c.req.param('org'), 'source', c.req.valid('json').sourceGuid)),
     );
 }

@@ -14,6 +14,11 @@ export interface Db extends Sql {
   readonly kind: 'pglite' | 'postgres';
   /** Run `fn` in one transaction; it commits when `fn` resolves and rolls back when it throws. */
   transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
+  /**
+   * Call `onNotify` for each NOTIFY on `channel` (delivered on commit). Best effort: a lost
+   * connection may drop notifications, so listeners also poll. Returns the unsubscribe function.
+   */
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -58,6 +63,9 @@ async function openPglite(opts: DbOptions): Promise<Db> {
         }),
       );
     },
+    async listen(channel, onNotify) {
+      return pglite.listen(channel, () => onNotify());
+    },
     async close() {
       await pglite.close();
     },
@@ -94,6 +102,28 @@ async function openPostgres(opts: DbOptions): Promise<Db> {
       } finally {
         client.release();
       }
+    },
+    async listen(channel, onNotify) {
+      let client: pg.Client | null = null;
+      let stopped = false;
+      const connect = async () => {
+        if (stopped) return;
+        const c = new pg.Client({ connectionString: opts.url });
+        c.on('notification', () => onNotify());
+        c.on('error', () => {
+          c.end().catch(() => {});
+          if (client === c) client = null;
+          if (!stopped) setTimeout(() => void connect().catch(() => {}), 1000).unref();
+        });
+        await c.connect();
+        await c.query(`LISTEN ${channel}`);
+        client = c;
+      };
+      await connect();
+      return async () => {
+        stopped = true;
+        await client?.end().catch(() => {});
+      };
     },
     async close() {
       await pool.end();

@@ -193,7 +193,8 @@ CREATE TABLE outbox_events (
   org_id bigint NOT NULL REFERENCES orgs(id),
   event_type text NOT NULL CHECK (event_type IN ('payment', 'schedule', 'void')),
   event_id text NOT NULL UNIQUE,
-  payload jsonb NOT NULL,
+  -- The exact JSON text that is signed and sent (the same bytes on every retry).
+  payload text NOT NULL,
   created_at timestamptz NOT NULL DEFAULT now()
 );
 
@@ -214,6 +215,51 @@ CREATE TABLE webhook_endpoints (
 CREATE TABLE server_state (
   key text PRIMARY KEY,
   value jsonb NOT NULL
+);
+`,
+  },
+  {
+    version: 2,
+    name: 'webhook deliveries',
+    sql: `
+ALTER TABLE webhook_endpoints ADD COLUMN failing_since timestamptz;
+ALTER TABLE webhook_endpoints ADD COLUMN disabled_reason text;
+
+CREATE TABLE webhook_deliveries (
+  id bigserial PRIMARY KEY,
+  org_id bigint NOT NULL REFERENCES orgs(id),
+  event_id bigint NOT NULL REFERENCES outbox_events(id),
+  endpoint_id bigint NOT NULL REFERENCES webhook_endpoints(id) ON DELETE CASCADE,
+  status text NOT NULL CHECK (status IN ('pending', 'delivered', 'dead')),
+  attempts int NOT NULL DEFAULT 0,
+  next_attempt_at timestamptz NOT NULL,
+  last_status_code int,
+  last_error text,
+  created_at timestamptz NOT NULL,
+  delivered_at timestamptz,
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  UNIQUE (event_id, endpoint_id)
+);
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
+CREATE INDEX webhook_deliveries_org ON webhook_deliveries (org_id, created_at);
+
+CREATE TABLE webhook_attempts (
+  id bigserial PRIMARY KEY,
+  delivery_id bigint NOT NULL REFERENCES webhook_deliveries(id) ON DELETE CASCADE,
+  attempt int NOT NULL,
+  started_at timestamptz NOT NULL,
+  status_code int,
+  latency_ms int NOT NULL,
+  error text
+);
+CREATE INDEX webhook_attempts_delivery ON webhook_attempts (delivery_id);
+
+CREATE TABLE admin_events (
+  id bigserial PRIMARY KEY,
+  org_id bigint REFERENCES orgs(id),
+  kind text NOT NULL,
+  detail jsonb NOT NULL DEFAULT '{}'::jsonb,
+  created_at timestamptz NOT NULL DEFAULT now()
 );
 `,
   },

@@ -1,4 +1,4 @@
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /** Prometheus metrics of one app instance (its own registry, so tests can build many apps). */
 export function createMetrics() {
@@ -35,6 +35,33 @@ export function createMetrics() {
     rateLimited: new Counter({
       name: 'kupah_rate_limited_total',
       help: 'Requests refused by the per-credential rate limit',
+      registers: [registry],
+    }),
+    webhooksPending: new Gauge({
+      name: 'kupah_webhook_deliveries_pending',
+      help: 'Webhook deliveries queued or waiting for a retry',
+      registers: [registry],
+    }),
+    webhooksDelivered: new Counter({
+      name: 'kupah_webhook_deliveries_delivered_total',
+      help: 'Webhook deliveries answered 2xx',
+      labelNames: ['type'] as const,
+      registers: [registry],
+    }),
+    webhooksRetried: new Counter({
+      name: 'kupah_webhook_attempts_failed_total',
+      help: 'Failed webhook attempts scheduled for a retry',
+      registers: [registry],
+    }),
+    webhooksDead: new Counter({
+      name: 'kupah_webhook_deliveries_dead_total',
+      help: 'Webhook deliveries dead-lettered (schedule exhausted or endpoint gone)',
+      registers: [registry],
+    }),
+    webhookLatency: new Histogram({
+      name: 'kupah_webhook_delivery_latency_seconds',
+      help: 'From the commit of the event to its successful delivery',
+      buckets: [0.01, 0.05, 0.1, 0.2, 0.5, 1, 5, 30, 300, 3600, 86_400],
       registers: [registry],
     }),
   };

@@ -1,4 +1,4 @@
-import type { Currency } from '@kupah/contracts';
+import { type Currency, isGuid } from '@kupah/contracts';
 import type { Sql } from '../db/database.ts';
 import { type OrgSettings, orgSettings } from './settings.ts';
 
@@ -37,6 +37,7 @@ export async function insertOrg(sql: Sql, guid: string, name: string, currencies
 }
 
 export async function findOrgByGuid(sql: Sql, guid: string): Promise<Org | null> {
+  if (!isGuid(guid)) return null;
   const [row] = await sql.query<OrgRow>(
     'SELECT id, guid, name, currencies, settings FROM orgs WHERE guid = $1',
     [guid],
@@ -91,7 +92,8 @@ export async function upsertWebhookEndpoint(
 ): Promise<{ url: string; secret: string }> {
   const [row] = await sql.query<{ url: string; secret: string }>(
     `INSERT INTO webhook_endpoints (org_id, kind, url, secret) VALUES ($1, $2, $3, $4)
-     ON CONFLICT (org_id, kind) DO UPDATE SET url = EXCLUDED.url, disabled_at = NULL, updated_at = now()
+     ON CONFLICT (org_id, kind) DO UPDATE SET url = EXCLUDED.url, disabled_at = NULL, disabled_reason = NULL,
+       failing_since = NULL, updated_at = now()
      RETURNING url, secret`,
     [orgId, kind, url, newSecret],
   );

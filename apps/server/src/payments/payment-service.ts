@@ -211,7 +211,7 @@ export async function executePayment(tx: Sql, deps: Deps, input: PaymentInput): 
     collector: parties.collector,
   };
   if (result.status === 'Success' && input.sendWebhook) {
-    await insertEvent(tx, caller.org.id, 'payment', paymentWebhookBody(facts));
+    await insertEvent(tx, caller.org.id, 'payment', paymentWebhookBody(facts), deps.now());
   }
   deps.metrics.payments.inc({ status: result.status, method: input.method });
   return {
@@ -333,7 +333,13 @@ export async function voidPayment(deps: Deps, caller: Caller, cmd: VoidCommand):
     }
     const at = deps.now().toISOString();
     await markVoided(tx, payment.id, at, cmd.reason);
-    await insertEvent(tx, caller.org.id, 'void', voidWebhookBody(caller.org.guid, done.receiptNum, at));
+    await insertEvent(
+      tx,
+      caller.org.id,
+      'void',
+      voidWebhookBody(caller.org.guid, done.receiptNum, at),
+      deps.now(),
+    );
     deps.metrics.voids.inc();
     return done;
   });

@@ -189,7 +189,7 @@ export async function schedulePayment(
             device,
             firstPayment: first?.facts ?? null,
           };
-          await insertEvent(tx, caller.org.id, 'schedule', scheduleWebhookBody(facts));
+          await insertEvent(tx, caller.org.id, 'schedule', scheduleWebhookBody(facts), now);
         }
         return {
           ...base,

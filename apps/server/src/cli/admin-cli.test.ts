@@ -1,0 +1,564 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, chargeBody, createHarness, type Harness } from '../testing/harness.ts';
+import { type CliIo, run } from './admin-cli.ts';
+
+interface Outcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+  // biome-ignore lint/suspicious/noExplicitAny: CLI answers are read field by field.
+  json: any;
+}
+
+async function cli(
+  argv: string[],
+  env: NodeJS.ProcessEnv = {},
+  extra: Partial<CliIo> = {},
+): Promise<Outcome> {
+  let stdout = '';
+  let stderr = '';
+  const code = await run(argv, {
+    stdout: (s) => {
+      stdout += s;
+    },
+    stderr: (s) => {
+      stderr += s;
+    },
+    env,
+    ...extra,
+  });
+  let json: unknown;
+  try {
+    json = JSON.parse(stdout);
+  } catch {
+    json = undefined;
+  }
+  return { code, stdout, stderr, json };
+}
+
+/** A port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+  const { port } = srv.address() as { port: number };
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+const expectUsageError = (o: Outcome, pattern?: RegExp) => {
+  expect(o.code).toBe(2);
+  expect(o.stdout).toBe('');
+  expect(o.stderr).toMatch(/^error: [^\n]+\n$/);
+  if (pattern) expect(o.stderr).toMatch(pattern);
+};
+
+describe('admin CLI against a real server', () => {
+  let h: Harness;
+  let url: string;
+  /** Runs the CLI with --server, --token and --json. */
+  const admin = (...argv: string[]) => cli([...argv, '--server', url, '--token', ADMIN_TOKEN, '--json']);
+
+  beforeAll(async () => {
+    h = await createHarness('pglite');
+    url = await h.listen();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  const saveCampaign = (orgGuid: string, apikey: string) =>
+    h.request(
+      'PUT',
+      '/V1/External/SaveCampaign',
+      { orgGuid, campaignNumber: 0, campaignName: 'X' },
+      { apikey },
+    );
+
+  const newOrg = async (...more: string[]) => {
+    const o = await admin('org', 'create', '--name', 'Beth Israel', ...more);
+    expect(o.code).toBe(0);
+    return o.json as { orgGuid: string; apiKey: string; sourceGuid: string };
+  };
+
+  it('org create prints one JSON line whose apiKey works on the External API', async () => {
+    const o = await admin('org', 'create', '--name', 'Beth Israel');
+    expect(o.code).toBe(0);
+    expect(o.stderr).toBe('');
+    expect(o.stdout.trimEnd().split('\n')).toHaveLength(1);
+    expect(Object.keys(o.json).sort()).toEqual(['apiKey', 'orgGuid', 'sourceGuid']);
+    expect(o.json.apiKey).toMatch(/^kpk_test_/);
+    const r = await saveCampaign(o.json.orgGuid, o.json.apiKey);
+    expect(r.status).toBe(200);
+    expect(r.body.orgGuid).toBe(o.json.orgGuid);
+  });
+
+  it('without --json the same object is printed as indented JSON', async () => {
+    const o = await cli(['org', 'create', '--name', 'Pretty', '--server', url, '--token', ADMIN_TOKEN]);
+    expect(o.code).toBe(0);
+    expect(o.stdout).toContain('\n  "orgGuid": ');
+    expect(Object.keys(o.json).sort()).toEqual(['apiKey', 'orgGuid', 'sourceGuid']);
+  });
+
+  it('org create --currencies limits the currencies (case-insensitive, deduplicated)', async () => {
+    const { orgGuid } = await newOrg('--currencies', 'usd, ILS,USD');
+    const show = await admin('org', 'show', '--org', orgGuid);
+    expect(show.code).toBe(0);
+    expect(show.json.currencies).toEqual(['USD', 'ILS']);
+  });
+
+  it('org settings sets webhooks and prints their whsec_ signing secrets; empty or none removes them', async () => {
+    const { orgGuid } = await newOrg();
+    const set = await admin(
+      'org',
+      'settings',
+      '--org',
+      orgGuid,
+      '--payment-webhook',
+      'https://hooks.example.org/payment',
+      '--schedule-webhook',
+      'https://hooks.example.org/schedule',
+      '--void-webhook',
+      'http://hooks.example.org/void',
+    );
+    expect(set.code).toBe(0);
+    expect(set.stderr).toBe('');
+    for (const kind of ['payment', 'schedule', 'void']) {
+      expect(set.json.webhookSecrets[kind].url).toMatch(new RegExp(`/${kind}$`));
+      expect(set.json.webhookSecrets[kind].secret).toMatch(/^whsec_/);
+    }
+    expect(set.json.webhooks.map((w: { kind: string }) => w.kind).sort()).toEqual([
+      'payment',
+      'schedule',
+      'void',
+    ]);
+
+    const removed = await admin(
+      'org',
+      'settings',
+      '--org',
+      orgGuid,
+      '--payment-webhook',
+      '',
+      '--void-webhook',
+      'none',
+    );
+    expect(removed.code).toBe(0);
+    expect(removed.json.webhookSecrets).toBeUndefined();
+    expect(removed.json.webhooks.map((w: { kind: string }) => w.kind)).toEqual(['schedule']);
+  });
+
+  it('schedule mode, il, timezone and the other switches show up in org show', async () => {
+    const { orgGuid } = await newOrg();
+    const set = await admin(
+      'org',
+      'settings',
+      '--org',
+      orgGuid,
+      '--schedule-mode',
+      'Internal',
+      '--il',
+      'true',
+      '--timezone',
+      'Asia/Jerusalem',
+      '--shabbat-shift',
+      'false',
+      '--webhooks-all-sources',
+      'TRUE',
+      '--currencies',
+      'ILS,USD',
+    );
+    expect(set.code).toBe(0);
+    const show = await admin('org', 'show', '--org', orgGuid);
+    expect(show.code).toBe(0);
+    expect(show.json).toMatchObject({
+      orgGuid,
+      name: 'Beth Israel',
+      currencies: ['ILS', 'USD'],
+      settings: {
+        scheduleMode: 'Internal',
+        il: true,
+        timezone: 'Asia/Jerusalem',
+        shabbatShift: false,
+        webhooksAllSources: true,
+      },
+      webhooks: [],
+    });
+  });
+
+  it('rate and offline limits: amounts become minor units; a missing half is kept from the current settings', async () => {
+    const { orgGuid } = await newOrg();
+    let o = await admin('org', 'settings', '--org', orgGuid, '--rate-per-second', '12.5');
+    expect(o.code).toBe(0);
+    expect(o.json.settings.rateLimit).toEqual({ perSecond: 12.5, burst: 100 });
+    o = await admin('org', 'settings', '--org', orgGuid, '--rate-burst', '30');
+    expect(o.json.settings.rateLimit).toEqual({ perSecond: 12.5, burst: 30 });
+
+    o = await admin('org', 'settings', '--org', orgGuid, '--offline-per-payment', '250.5');
+    expect(o.code).toBe(0);
+    expect(o.json.settings.offline).toEqual({
+      perPaymentMinor: 25_050,
+      totalMinor: 1_000_000,
+      expiryHours: 72,
+    });
+    o = await admin(
+      'org',
+      'settings',
+      '--org',
+      orgGuid,
+      '--offline-total',
+      '5000',
+      '--offline-expiry-hours',
+      '24',
+    );
+    expect(o.json.settings.offline).toEqual({
+      perPaymentMinor: 25_050,
+      totalMinor: 500_000,
+      expiryHours: 24,
+    });
+    o = await admin(
+      'org',
+      'settings',
+      '--org',
+      orgGuid,
+      '--offline-per-payment',
+      '0.99',
+      '--offline-total',
+      '10',
+      '--offline-expiry-hours',
+      '1',
+      '--rate-per-second',
+      '5',
+      '--rate-burst',
+      '5',
+    );
+    expect(o.json.settings.offline).toEqual({ perPaymentMinor: 99, totalMinor: 1000, expiryHours: 1 });
+    expect(o.json.settings.rateLimit).toEqual({ perSecond: 5, burst: 5 });
+  });
+
+  it('apikey create makes a working key; apikey revoke makes it 401', async () => {
+    const { orgGuid } = await newOrg();
+    const created = await admin('apikey', 'create', '--org', orgGuid, '--sandbox', '--name', 'CRM');
+    expect(created.code).toBe(0);
+    expect(created.json).toEqual({ orgGuid, apiKey: expect.stringMatching(/^kpk_test_/), sandbox: true });
+    expect((await saveCampaign(orgGuid, created.json.apiKey)).status).toBe(200);
+
+    const live = await admin('apikey', 'create', '--org', orgGuid);
+    expect(live.json).toEqual({ orgGuid, apiKey: expect.stringMatching(/^kpk_live_/), sandbox: false });
+
+    const revoked = await admin('apikey', 'revoke', '--org', orgGuid, '--key', created.json.apiKey);
+    expect(revoked.code).toBe(0);
+    expect(revoked.json).toEqual({ orgGuid, revoked: true });
+    expect((await saveCampaign(orgGuid, created.json.apiKey)).status).toBe(401);
+
+    const again = await admin('apikey', 'revoke', '--org', orgGuid, '--key', created.json.apiKey);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toBe('error: That API key was not found\n');
+    expect(again.json).toEqual({ error: { errorCode: 'NOT_FOUND', message: 'That API key was not found' } });
+  });
+
+  it('source create (device, sandbox) can charge; source revoke makes it 401', async () => {
+    const { orgGuid } = await newOrg();
+    const created = await admin(
+      'source',
+      'create',
+      '--org',
+      orgGuid,
+      '--name',
+      'Lobby kiosk',
+      '--kind',
+      'device',
+      '--sandbox',
+    );
+    expect(created.code).toBe(0);
+    expect(created.json).toEqual({
+      orgGuid,
+      sourceGuid: expect.any(String),
+      name: 'Lobby kiosk',
+      kind: 'device',
+      sandbox: true,
+    });
+    const charge = () =>
+      h.request('POST', '/v1/External/Charge', chargeBody(h, { orgGUID: orgGuid }), {
+        authorization: created.json.sourceGuid,
+      });
+    const ok = await charge();
+    expect(ok.status).toBe(200);
+    expect(ok.body.paymentStatus).toBe('Success');
+
+    const revoked = await admin('source', 'revoke', '--org', orgGuid, '--source', created.json.sourceGuid);
+    expect(revoked.code).toBe(0);
+    expect(revoked.json).toEqual({ orgGuid, revoked: true });
+    expect((await charge()).status).toBe(401);
+  });
+
+  it.each([
+    [['org', 'create', '--name', 'X', '--bogus'], /unknown flag --bogus/],
+    [['org', 'create', '--name', 'X', '-x'], /unknown flag -x/],
+    [['org', 'create', '--org', '3f2b8c1e-6d4a-4c2e-9a57-0b1d2e3f4a5b'], /unknown flag --org/],
+    [['org', 'create'], /--name is required/],
+    [['org', 'create', '--name'], /--name needs a value/],
+    [['org', 'create', '--name', '  '], /--name must not be empty/],
+    [['org', 'create', '--name', 'X', '--json=yes'], /--json takes no value/],
+    [['org', 'create', '--name', 'X', 'extra'], /unexpected argument extra/],
+    [
+      ['org', 'create', '--name', 'X', '--currencies', 'USD,XYZ'],
+      /--currencies must be a comma-separated list/,
+    ],
+    [['org', 'create', '--name', 'X', '--currencies', ','], /--currencies must name at least one/],
+    [['org', 'show'], /--org is required/],
+    [['org', 'show', '--org', 'not-a-guid'], /--org must be a GUID/],
+    [['org', 'settings', '--org', '3f2b8c1e-6d4a-4c2e-9a57-0b1d2e3f4a5b'], /give at least one setting/],
+    [
+      ['org', 'settings', '--org', '3f2b8c1e-6d4a-4c2e-9a57-0b1d2e3f4a5b', '--il', 'maybe'],
+      /--il must be true or false/,
+    ],
+    [
+      ['org', 'settings', '--org', '3f2b8c1e-6d4a-4c2e-9a57-0b1d2e3f4a5b', '--schedule-mode', 'Cron'],
+      /--schedule-mode/,
+    ],
+    [
+      ['org', 'settings', '--org', '3f2b8c1e-6d4a-4c2e-9a57-0b1d2e3f4a5b', '--timezone', 'Mars/Base'],
+      /--timezone/,
+    ],
+    [
+      [
+        'org',
+        'settings',
+        '--org',
+        '3f2b8c1e-6d4a-4c2e-9a57-0b1d2e3f4a5b',
+        '--payment-webhook',
+        'ftp://x.example',
+      ],
+      /--payment-webhook must be an http\(s\) URL/,
+    ],
+    [
+      ['org', 'settings', '--org', '3f2b8c1e-6d4a-4c2e-9a57-0b1d2e3f4a5b', '--rate-burst', '1.5'],
+      /--rate-burst/,
+    ],
+    [
+      ['org', 'settings', '--org', '3f2b8c1e-6d4a-4c2e-9a57-0b1d2e3f4a5b', '--rate-per-second', '0'],
+      /more than 0/,
+    ],
+    [
+      ['org', 'settings', '--org', '3f2b8c1e-6d4a-4c2e-9a57-0b1d2e3f4a5b', '--offline-total', '1.234'],
+      /--offline-total/,
+    ],
+    [
+      ['org', 'settings', '--org', '3f2b8c1e-6d4a-4c2e-9a57-0b1d2e3f4a5b', '--offline-expiry-hours', '73'],
+      /at most 72/,
+    ],
+    [
+      ['org', 'settings', '--org', '3f2b8c1e-6d4a-4c2e-9a57-0b1d2e3f4a5b', '--il', 'maybe', '--kind', 'x'],
+      /unknown flag --kind/,
+    ],
+    [
+      ['source', 'create', '--org', '3f2b8c1e-6d4a-4c2e-9a57-0b1d2e3f4a5b', '--name', 'A', '--kind', 'robot'],
+      /--kind must be device or external \(got "robot"\)/,
+    ],
+    [
+      ['source', 'create', '--org', '3f2b8c1e-6d4a-4c2e-9a57-0b1d2e3f4a5b', '--kind', 'device'],
+      /--name is required/,
+    ],
+    [['apikey', 'revoke', '--org', '3f2b8c1e-6d4a-4c2e-9a57-0b1d2e3f4a5b'], /--key is required/],
+    [['source', 'revoke', '--org', '3f2b8c1e-6d4a-4c2e-9a57-0b1d2e3f4a5b'], /--source is required/],
+    [['widget', 'create'], /unknown command "widget"/],
+    [['org', 'frob'], /org: unknown command "frob"/],
+    [['org'], /org: missing command/],
+    [[], /missing command/],
+  ])('bad invocation %j → exit 2, one line on stderr', async (argv, pattern) => {
+    expectUsageError(await admin(...(argv as string[])), pattern);
+  });
+
+  it('several bad values are reported together on one line', async () => {
+    const o = await admin(
+      'org',
+      'settings',
+      '--org',
+      '3f2b8c1e-6d4a-4c2e-9a57-0b1d2e3f4a5b',
+      '--il',
+      'maybe',
+      '--currencies',
+      'XYZ',
+    );
+    expectUsageError(o, /--currencies .*; --il must be true or false/);
+  });
+
+  it('a bad --server or KUPAH_SERVER is a usage error', async () => {
+    expectUsageError(
+      await cli(['org', 'show', '--org', h.org.orgGuid, '--server', 'ftp://x']),
+      /--server must/,
+    );
+    expectUsageError(
+      await cli(['org', 'show', '--org', h.org.orgGuid, '--token', ADMIN_TOKEN], { KUPAH_SERVER: 'nope' }),
+      /KUPAH_SERVER must/,
+    );
+  });
+
+  it('KUPAH_SERVER and ADMIN_TOKEN come from the environment', async () => {
+    const o = await cli(['org', 'show', '--org', h.org.orgGuid, '--json'], {
+      KUPAH_SERVER: `${url}/`,
+      ADMIN_TOKEN,
+    });
+    expect(o.code).toBe(0);
+    expect(o.json.orgGuid).toBe(h.org.orgGuid);
+  });
+
+  it('a server error is exit 1: its message on stderr, and with --json its body on stdout', async () => {
+    const missing = '3f2b8c1e-6d4a-4c2e-9a57-0b1d2e3f4a5b';
+    const o = await admin('org', 'show', '--org', missing);
+    expect(o.code).toBe(1);
+    expect(o.stderr).toBe(`error: Organisation ${missing} was not found\n`);
+    expect(o.stdout.trimEnd().split('\n')).toHaveLength(1);
+    expect(o.json).toEqual({
+      error: { errorCode: 'NOT_FOUND', message: `Organisation ${missing} was not found` },
+    });
+
+    const plain = await cli(['org', 'show', '--org', missing, '--server', url, '--token', ADMIN_TOKEN]);
+    expect(plain.code).toBe(1);
+    expect(plain.stdout).toBe('');
+    expect(plain.stderr).toBe(`error: Organisation ${missing} was not found\n`);
+  });
+
+  it('a wrong admin token is exit 1 with the server message and where the token came from', async () => {
+    const o = await cli([
+      'org',
+      'show',
+      '--org',
+      h.org.orgGuid,
+      '--server',
+      url,
+      '--token',
+      'wrong-token-0123456789',
+    ]);
+    expect(o.code).toBe(1);
+    expect(o.stdout).toBe('');
+    expect(o.stderr).toMatch(
+      /^error: Admin API: send Authorization: Bearer <ADMIN_TOKEN> \(.*--token.*\)\n$/,
+    );
+  });
+
+  it('an unreachable server is exit 1 with one line', async () => {
+    const dead = `http://127.0.0.1:${await closedPort()}`;
+    const o = await cli([
+      'org',
+      'show',
+      '--org',
+      h.org.orgGuid,
+      '--server',
+      dead,
+      '--token',
+      ADMIN_TOKEN,
+      '--json',
+    ]);
+    expect(o.code).toBe(1);
+    expect(o.stdout).toBe('');
+    expect(o.stderr).toBe(`error: cannot reach the server at ${dead} (is it running? npm start)\n`);
+  });
+
+  it('an answer that is not a kupah error body is exit 1 with one line', async () => {
+    const fakeFetch = (async () =>
+      new Response('<html>\n<body>Bad gateway</body>\n</html>', { status: 502 })) as unknown as typeof fetch;
+    const o = await cli(
+      ['org', 'show', '--org', h.org.orgGuid, '--token', ADMIN_TOKEN],
+      {},
+      { fetch: fakeFetch },
+    );
+    expect(o.code).toBe(1);
+    expect(o.stdout).toBe('');
+    expect(o.stderr).toBe(
+      `error: the server at http://127.0.0.1:8787 answered HTTP 502 (is --server a kupah server?)\n`,
+    );
+  });
+
+  describe('the admin token file', () => {
+    let dir: string;
+    beforeAll(() => {
+      dir = mkdtempSync(join(tmpdir(), 'kupah-cli-'));
+    });
+    afterAll(() => {
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('is read from DATA_DIR/admin-token (DATA_DIR relative to INIT_CWD) when no --token or ADMIN_TOKEN', async () => {
+      mkdirSync(join(dir, 'data'), { recursive: true });
+      writeFileSync(join(dir, 'data', 'admin-token'), `${ADMIN_TOKEN}\n`, { mode: 0o600 });
+      const argv = ['org', 'show', '--org', h.org.orgGuid, '--server', url, '--json'];
+      const relative = await cli(argv, { INIT_CWD: dir });
+      expect(relative.code).toBe(0);
+      expect(relative.json.orgGuid).toBe(h.org.orgGuid);
+      const absolute = await cli(argv, { DATA_DIR: join(dir, 'data') });
+      expect(absolute.code).toBe(0);
+    });
+
+    it('missing everywhere is a usage error naming the file', async () => {
+      const o = await cli(['org', 'show', '--org', h.org.orgGuid, '--server', url], {
+        DATA_DIR: join(dir, 'nowhere'),
+      });
+      expectUsageError(o, /no admin token: .*nowhere\/admin-token/);
+    });
+  });
+});
+
+describe('admin CLI --help', () => {
+  const commands: [string, string, string[]][] = [
+    ['org', 'create', ['--name', '--currencies']],
+    ['org', 'show', ['--org']],
+    [
+      'org',
+      'settings',
+      [
+        '--org',
+        '--currencies',
+        '--payment-webhook',
+        '--schedule-webhook',
+        '--void-webhook',
+        '--schedule-mode',
+        '--il',
+        '--timezone',
+        '--shabbat-shift',
+        '--webhooks-all-sources',
+        '--rate-per-second',
+        '--rate-burst',
+        '--offline-per-payment',
+        '--offline-total',
+        '--offline-expiry-hours',
+      ],
+    ],
+    ['apikey', 'create', ['--org', '--sandbox', '--name']],
+    ['apikey', 'revoke', ['--org', '--key']],
+    ['source', 'create', ['--org', '--name', '--kind', '--sandbox']],
+    ['source', 'revoke', ['--org', '--source']],
+  ];
+  const globals = ['--server', '--token', '--json', '--help'];
+
+  it.each(commands)('%s %s --help and -h list every flag, exit 0', async (group, name, flags) => {
+    for (const help of ['--help', '-h']) {
+      // Help wins over anything else on the line, and needs no server or token.
+      const o = await cli([group, name, help, '--bogus']);
+      expect(o.code).toBe(0);
+      expect(o.stderr).toBe('');
+      for (const f of [...flags, ...globals]) expect(o.stdout).toContain(`${f} `);
+    }
+  });
+
+  it.each(['org', 'apikey', 'source'])('%s --help lists its commands and their flags', async (group) => {
+    const o = await cli([group, '--help']);
+    expect(o.code).toBe(0);
+    expect(o.stderr).toBe('');
+    for (const [g, name, flags] of commands.filter(([g]) => g === group)) {
+      expect(o.stdout).toContain(`${g} ${name}`);
+      for (const f of flags) expect(o.stdout).toContain(`${f} `);
+    }
+  });
+
+  it('--help alone lists every command', async () => {
+    const o = await cli(['-h']);
+    expect(o.code).toBe(0);
+    for (const [g, name] of commands) expect(o.stdout).toContain(`${g} ${name}`);
+    for (const f of globals) expect(o.stdout).toContain(f);
+  });
+});

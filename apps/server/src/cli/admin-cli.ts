@@ -1,0 +1,637 @@
+/**
+ * The admin CLI: `npm run admin -- <group> <command> [flags]`, a thin client of the admin HTTP API
+ * (`/admin/...`, `Authorization: Bearer <admin token>`) of a running server.
+ *
+ * Exit codes: 0 done; 1 the server refused (its message on stderr) or could not be reached;
+ * 2 a bad invocation (unknown flag, missing or bad value, no admin token). Every error is one line
+ * on stderr starting with `error: `.
+ */
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { CURRENCIES, SCHEDULE_HANDLING_MODES } from '@kupah/contracts';
+import { z } from 'zod';
+import type { describeOrg } from '../admin/admin-service.ts';
+import type { settingsPatch } from '../admin/routes.ts';
+import { isValidTimeZone } from '../orgs/settings.ts';
+
+export interface CliIo {
+  stdout(s: string): void;
+  stderr(s: string): void;
+  env: NodeJS.ProcessEnv;
+  fetch?: typeof fetch;
+}
+
+export const DEFAULT_SERVER = 'http://127.0.0.1:8787';
+const REQUEST_TIMEOUT_MS = 30_000;
+
+/** A bad invocation: exit 2. */
+class UsageError extends Error {}
+
+/** The server answered with an error body: exit 1 (and, with --json, the body on stdout). */
+class ServerError extends Error {
+  constructor(readonly error: { errorCode: string; message: string }) {
+    super(error.message);
+  }
+}
+
+/** Anything else that stops the command (server unreachable, not JSON): exit 1. */
+class Failure extends Error {}
+
+// ---------------------------------------------------------------------------------------------
+// Flag values
+
+const oneOf = <T extends string>(values: readonly T[], what: string) =>
+  z.string().transform((s, ctx) => {
+    const hit = values.find((v) => v.toLowerCase() === s.trim().toLowerCase());
+    if (hit === undefined) {
+      ctx.addIssue({ code: 'custom', message: `must be ${what}` });
+      return z.NEVER;
+    }
+    return hit;
+  });
+
+const text = (max = 256) =>
+  z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+
+const guid = z
+  .string()
+  .trim()
+  .pipe(z.guid({ error: 'must be a GUID such as 3f2b8c1e-6d4a-4c2e-9a57-0b1d2e3f4a5b' }));
+
+const bool = oneOf(['true', 'false'], 'true or false').transform((v) => v === 'true');
+
+const currencyList = z
+  .string()
+  .transform((s) => [
+    ...new Set(
+      s
+        .split(',')
+        .map((c) => c.trim().toUpperCase())
+        .filter(Boolean),
+    ),
+  ])
+  .pipe(
+    z
+      .array(z.enum(CURRENCIES, { error: `must be a comma-separated list of ${CURRENCIES.join(', ')}` }))
+      .min(1, `must name at least one of ${CURRENCIES.join(', ')}`),
+  );
+
+/** A webhook URL, or `''` / `none` to remove the endpoint (→ null). */
+const webhook = z
+  .string()
+  .trim()
+  .transform((s) => (s === '' || s.toLowerCase() === 'none' ? null : s))
+  .pipe(
+    z
+      .url({ protocol: /^https?$/, error: "must be an http(s) URL, or '' or none to remove it" })
+      .max(2000, 'must be at most 2000 characters')
+      .nullable(),
+  );
+
+const timezone = z
+  .string()
+  .trim()
+  .refine(isValidTimeZone, 'must be an IANA time zone such as America/New_York or Asia/Jerusalem');
+
+const positiveNumber = (max: number, integer = false) =>
+  z
+    .string()
+    .trim()
+    .regex(integer ? /^\d+$/ : /^\d+(\.\d+)?$/, integer ? 'must be a whole number' : 'must be a number')
+    .transform(Number)
+    .pipe(z.number().positive('must be more than 0').max(max, `must be at most ${max}`));
+
+/** A decimal amount with at most two decimals (`250`, `99.5`, `1000.00`) → minor units (×100). */
+const amountMinor = z
+  .string()
+  .trim()
+  .regex(/^\d{1,12}(\.\d{1,2})?$/, 'must be an amount such as 1000 or 99.50 (at most 2 decimals)')
+  .transform((s) => {
+    const [whole = '0', fraction = ''] = s.split('.');
+    return Number(whole) * 100 + Number(fraction.padEnd(2, '0'));
+  })
+  .pipe(z.number().int().positive('must be more than 0'));
+
+const serverUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://127.0.0.1:8787' })
+  .transform((s) => s.replace(/\/+$/, ''));
+
+// ---------------------------------------------------------------------------------------------
+// Commands
+
+interface Flag {
+  /** Parses the raw flag (a string, or a boolean for switches); required unless it accepts undefined. */
+  schema: z.ZodType;
+  /** Placeholder shown in usage; a flag without one is a switch (`--sandbox`). */
+  value?: string;
+  help: string;
+}
+type Flags = Record<string, Flag>;
+type Values<F extends Flags> = { [K in keyof F]: z.output<F[K]['schema']> };
+
+interface Context {
+  api: Api;
+}
+
+interface Command<F extends Flags = Flags> {
+  summary: string;
+  flags: F;
+  run(values: Values<F>, ctx: Context): Promise<unknown>;
+}
+
+const command = <F extends Flags>(c: Command<F>): Command => c as unknown as Command;
+
+const switchFlag = (help: string) => ({ schema: z.boolean().default(false), help });
+const orgFlag = { schema: guid, value: 'GUID', help: 'the organisation (required)' };
+
+type SettingsPatch = z.input<typeof settingsPatch>;
+type OrgView = Awaited<ReturnType<typeof describeOrg>>;
+
+const org = (g: string) => `/orgs/${encodeURIComponent(g)}`;
+
+const COMMANDS: Record<string, { summary: string; commands: Record<string, Command> }> = {
+  org: {
+    summary: 'organisations',
+    commands: {
+      create: command({
+        summary: 'Create an organisation with a sandbox API key and a sandbox external source.',
+        flags: {
+          name: { schema: text(), value: 'NAME', help: 'organisation name (required)' },
+          currencies: {
+            schema: currencyList.optional(),
+            value: 'LIST',
+            help: `accepted currencies, comma-separated (default all: ${CURRENCIES.join(',')})`,
+          },
+        },
+        run: (v, { api }) =>
+          api('POST', '/orgs', { name: v.name, ...(v.currencies ? { currencies: v.currencies } : {}) }),
+      }),
+      show: command({
+        summary: 'Show an organisation: currencies, settings and webhook endpoints.',
+        flags: { org: orgFlag },
+        run: (v, { api }) => api('GET', org(v.org)),
+      }),
+      settings: command({
+        summary:
+          'Change settings (give at least one); prints the organisation. Setting a webhook URL prints ' +
+          'its new signing secret under webhookSecrets (shown once).',
+        flags: {
+          org: orgFlag,
+          currencies: {
+            schema: currencyList.optional(),
+            value: 'LIST',
+            help: `accepted currencies, comma-separated, of ${CURRENCIES.join(',')}`,
+          },
+          'payment-webhook': {
+            schema: webhook.optional(),
+            value: 'URL',
+            help: "payment webhook endpoint ('' or none removes it)",
+          },
+          'schedule-webhook': {
+            schema: webhook.optional(),
+            value: 'URL',
+            help: "schedule webhook endpoint ('' or none removes it)",
+          },
+          'void-webhook': {
+            schema: webhook.optional(),
+            value: 'URL',
+            help: "void webhook endpoint ('' or none removes it)",
+          },
+          'schedule-mode': {
+            schema: oneOf(SCHEDULE_HANDLING_MODES, SCHEDULE_HANDLING_MODES.join(', ')).optional(),
+            value: 'MODE',
+            help: `who runs recurring schedules: ${SCHEDULE_HANDLING_MODES.join('|')}`,
+          },
+          il: { schema: bool.optional(), value: 'BOOL', help: 'Israeli organisation: true|false' },
+          timezone: {
+            schema: timezone.optional(),
+            value: 'ZONE',
+            help: 'IANA time zone, e.g. America/New_York',
+          },
+          'shabbat-shift': {
+            schema: bool.optional(),
+            value: 'BOOL',
+            help: 'move schedule runs off Shabbat and holidays: true|false',
+          },
+          'webhooks-all-sources': {
+            schema: bool.optional(),
+            value: 'BOOL',
+            help: 'send webhooks for payments from every source: true|false',
+          },
+          'rate-per-second': {
+            schema: positiveNumber(100_000).optional(),
+            value: 'N',
+            help: 'rate limit, requests per second (burst kept if not given)',
+          },
+          'rate-burst': {
+            schema: positiveNumber(1_000_000, true).optional(),
+            value: 'N',
+            help: 'rate limit burst (per-second kept if not given)',
+          },
+          'offline-per-payment': {
+            schema: amountMinor.optional(),
+            value: 'AMOUNT',
+            help: 'offline limit per payment, e.g. 1000 or 99.50',
+          },
+          'offline-total': {
+            schema: amountMinor.optional(),
+            value: 'AMOUNT',
+            help: 'offline limit in total per device, e.g. 10000',
+          },
+          'offline-expiry-hours': {
+            schema: positiveNumber(72).optional(),
+            value: 'N',
+            help: 'hours an offline payment may wait to sync (at most 72)',
+          },
+        },
+        async run(v, { api }) {
+          const patch: SettingsPatch = {
+            currencies: v.currencies,
+            paymentWebhook: v['payment-webhook'],
+            scheduleWebhook: v['schedule-webhook'],
+            voidWebhook: v['void-webhook'],
+            scheduleMode: v['schedule-mode'],
+            il: v.il,
+            timezone: v.timezone,
+            shabbatShift: v['shabbat-shift'],
+            webhooksAllSources: v['webhooks-all-sources'],
+          };
+          const rate = { perSecond: v['rate-per-second'], burst: v['rate-burst'] };
+          const offline = {
+            perPaymentMinor: v['offline-per-payment'],
+            totalMinor: v['offline-total'],
+            expiryHours: v['offline-expiry-hours'],
+          };
+          const given = (o: object) => Object.values(o).filter((x) => x !== undefined).length;
+          if (given(patch) + given(rate) + given(offline) === 0) {
+            throw new UsageError('org settings: give at least one setting to change (see --help)');
+          }
+          const partial = (o: object) => given(o) > 0 && given(o) < Object.keys(o).length;
+          const current =
+            partial(rate) || partial(offline) ? ((await api('GET', org(v.org))) as OrgView).settings : null;
+          if (given(rate) > 0) {
+            patch.rateLimit = {
+              perSecond: rate.perSecond ?? current!.rateLimit.perSecond,
+              burst: rate.burst ?? current!.rateLimit.burst,
+            };
+          }
+          if (given(offline) > 0) {
+            patch.offline = {
+              perPaymentMinor: offline.perPaymentMinor ?? current!.offline.perPaymentMinor,
+              totalMinor: offline.totalMinor ?? current!.offline.totalMinor,
+              expiryHours: offline.expiryHours ?? current!.offline.expiryHours,
+            };
+          }
+          const body = Object.fromEntries(Object.entries(patch).filter(([, x]) => x !== undefined));
+          return api('PATCH', `${org(v.org)}/settings`, body);
+        },
+      }),
+    },
+  },
+  apikey: {
+    summary: 'API keys (the External API `apikey` header)',
+    commands: {
+      create: command({
+        summary: 'Create an API key; prints it (shown once).',
+        flags: {
+          org: orgFlag,
+          sandbox: switchFlag('a sandbox key (kpk_test_...); default live'),
+          name: { schema: text().optional(), value: 'NAME', help: 'a label for the key' },
+        },
+        run: (v, { api }) =>
+          api('POST', `${org(v.org)}/api-keys`, { sandbox: v.sandbox, ...(v.name ? { name: v.name } : {}) }),
+      }),
+      revoke: command({
+        summary: 'Revoke an API key.',
+        flags: {
+          org: orgFlag,
+          key: { schema: text(), value: 'KEY', help: 'the API key to revoke (required)' },
+        },
+        run: (v, { api }) => api('POST', `${org(v.org)}/api-keys/revoke`, { apiKey: v.key }),
+      }),
+    },
+  },
+  source: {
+    summary: 'sources (the `Authorization` header of devices and integrations)',
+    commands: {
+      create: command({
+        summary: 'Create a source; prints its sourceGuid (shown once).',
+        flags: {
+          org: orgFlag,
+          name: { schema: text(), value: 'NAME', help: 'source name, e.g. "Lobby kiosk" (required)' },
+          kind: {
+            schema: oneOf(['device', 'external'] as const, 'device or external'),
+            value: 'KIND',
+            help: 'device (a terminal) or external (an integration) (required)',
+          },
+          sandbox: switchFlag('a sandbox source (sandbox gateway); default live'),
+        },
+        run: (v, { api }) =>
+          api('POST', `${org(v.org)}/sources`, { name: v.name, kind: v.kind, sandbox: v.sandbox }),
+      }),
+      revoke: command({
+        summary: 'Revoke a source.',
+        flags: {
+          org: orgFlag,
+          source: { schema: text(), value: 'GUID', help: 'the sourceGuid to revoke (required)' },
+        },
+        run: (v, { api }) => api('POST', `${org(v.org)}/sources/revoke`, { sourceGuid: v.source }),
+      }),
+    },
+  },
+};
+
+const GLOBAL_FLAGS: Flags = {
+  server: {
+    schema: z.string().optional(),
+    value: 'URL',
+    help: `server base URL (default $KUPAH_SERVER, else ${DEFAULT_SERVER})`,
+  },
+  token: {
+    schema: z.string().optional(),
+    value: 'TOKEN',
+    help: 'admin token (default $ADMIN_TOKEN, else the file $DATA_DIR/admin-token, DATA_DIR default ./data)',
+  },
+  json: switchFlag('print the answer as one JSON object on one line'),
+  help: switchFlag('show this help'),
+};
+
+// ---------------------------------------------------------------------------------------------
+// Usage
+
+const USAGE = 'npm run admin --';
+
+function flagLines(flags: Flags, indent: string): string[] {
+  const label = (name: string, f: Flag) =>
+    `${name === 'help' ? '-h, ' : ''}--${name}${f.value ? ` ${f.value}` : ''}`;
+  const width = Math.max(...Object.entries(flags).map(([n, f]) => label(n, f).length));
+  return Object.entries(flags).map(([n, f]) => `${indent}${label(n, f).padEnd(width)}  ${f.help}`);
+}
+
+const globalHelp = () => ['', 'Global flags:', ...flagLines(GLOBAL_FLAGS, '  ')];
+
+function commandHelp(group: string, name: string, c: Command): string[] {
+  const required = Object.entries(c.flags)
+    .filter(([, f]) => !f.schema.safeParse(undefined).success)
+    .map(([n, f]) => `--${n} ${f.value ?? ''}`.trim());
+  return [`${USAGE} ${group} ${name} ${[...required, '[flags]'].join(' ')}`, `  ${c.summary}`];
+}
+
+function topUsage(): string {
+  const lines = [`Usage: ${USAGE} <command> [flags]`, '', 'Commands:'];
+  for (const [group, g] of Object.entries(COMMANDS)) {
+    for (const [name, c] of Object.entries(g.commands)) {
+      lines.push(`  ${group} ${name}`.padEnd(20) + c.summary);
+    }
+  }
+  lines.push('', `Run \`${USAGE} <command> --help\` for a command's flags.`, ...globalHelp());
+  return lines.join('\n');
+}
+
+function groupUsage(group: string): string {
+  const g = COMMANDS[group]!;
+  const lines = [`Usage: ${USAGE} ${group} <${Object.keys(g.commands).join('|')}> [flags]   (${g.summary})`];
+  for (const [name, c] of Object.entries(g.commands)) {
+    lines.push('', ...commandHelp(group, name, c), ...flagLines(c.flags, '    '));
+  }
+  lines.push(...globalHelp());
+  return lines.join('\n');
+}
+
+function commandUsage(group: string, name: string): string {
+  const c = COMMANDS[group]!.commands[name]!;
+  const [usage, summary] = commandHelp(group, name, c);
+  return [
+    `Usage: ${usage}`,
+    '',
+    summary!.trim(),
+    '',
+    'Flags:',
+    ...flagLines(c.flags, '  '),
+    ...globalHelp(),
+  ].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Admin API client
+
+type Api = (method: string, path: string, body?: unknown) => Promise<unknown>;
+
+interface TokenSource {
+  token: string;
+  from: string;
+}
+
+function resolveToken(flag: string | undefined, env: NodeJS.ProcessEnv): TokenSource {
+  if (flag !== undefined) {
+    if (!flag.trim()) throw new UsageError('--token: must not be empty');
+    return { token: flag.trim(), from: '--token' };
+  }
+  if (env.ADMIN_TOKEN?.trim()) return { token: env.ADMIN_TOKEN.trim(), from: 'ADMIN_TOKEN' };
+  // As the server does: a relative DATA_DIR is relative to where npm was invoked.
+  const dataDir = resolve(env.INIT_CWD || process.cwd(), env.DATA_DIR || './data');
+  const file = join(dataDir, 'admin-token');
+  let token = '';
+  try {
+    token = readFileSync(file, 'utf8').trim();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT') throw new UsageError(`cannot read the admin token from ${file} (${code})`);
+  }
+  if (!token) {
+    throw new UsageError(
+      `no admin token: pass --token, set ADMIN_TOKEN, or set DATA_DIR to the server's (no ${file}; the server writes it on first start)`,
+    );
+  }
+  return { token, from: file };
+}
+
+function isErrorBody(x: unknown): x is { error: { errorCode: string; message: string } } {
+  const e = (x as { error?: { errorCode?: unknown; message?: unknown } } | null)?.error;
+  return typeof e?.message === 'string' && typeof e.errorCode === 'string';
+}
+
+function apiClient(server: string, token: () => TokenSource, fetchImpl: typeof fetch): Api {
+  return async (method, path, body) => {
+    const { token: bearer, from } = token();
+    const unreachable = `cannot reach the server at ${server} (is it running? npm start)`;
+    let status: number;
+    let text: string;
+    try {
+      const res = await fetchImpl(`${server}/admin${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${bearer}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
+      status = res.status;
+      text = await res.text();
+    } catch (err) {
+      if ((err as Error).name === 'TimeoutError') {
+        throw new Failure(`the server at ${server} did not answer within ${REQUEST_TIMEOUT_MS / 1000}s`);
+      }
+      throw new Failure(unreachable);
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    if (status >= 400) {
+      if (!isErrorBody(parsed)) {
+        throw new ServerError({
+          errorCode: `HTTP_${status}`,
+          message: `the server at ${server} answered HTTP ${status} (is --server a kupah server?)`,
+        });
+      }
+      const { error } = parsed;
+      throw new ServerError(
+        status === 401
+          ? { ...error, message: `${error.message} (the token from ${from} was refused)` }
+          : error,
+      );
+    }
+    if (parsed === undefined || parsed === null || typeof parsed !== 'object') {
+      throw new Failure(`the server at ${server} did not answer JSON (is --server a kupah server?)`);
+    }
+    return parsed;
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Entry
+
+const oneLine = (s: string) => s.replace(/\s*\n\s*/g, ' ').trim();
+
+/** Parses the raw value of each flag with its schema; all problems in one message. */
+function validate(flags: Flags, raw: Record<string, unknown>, where: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const [name, f] of Object.entries(flags)) {
+    const value = raw[name];
+    const r = f.schema.safeParse(value);
+    if (r.success) out[name] = r.data;
+    else if (value === undefined) problems.push(`--${name} is required`);
+    else
+      problems.push(
+        `--${name} ${r.error.issues[0]?.message ?? 'is not valid'} (got ${JSON.stringify(value)})`,
+      );
+  }
+  if (problems.length > 0) throw new UsageError(`${where}: ${problems.join('; ')}`);
+  return out;
+}
+
+function parseFlags(args: string[], flags: Flags, where: string): Record<string, unknown> {
+  const options = Object.fromEntries(
+    Object.entries(flags).map(([n, f]) => [
+      n,
+      { type: f.value ? ('string' as const) : ('boolean' as const), ...(n === 'help' ? { short: 'h' } : {}) },
+    ]),
+  );
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: false }).values;
+  } catch (err) {
+    const e = err as Error & { code?: string };
+    const name = /'(-[^' ]+)/.exec(e.message)?.[1] ?? '';
+    switch (e.code) {
+      case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+        throw new UsageError(`${where}: unknown flag ${name} (see --help)`);
+      case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+        throw new UsageError(`${where}: unexpected argument ${/'([^']*)'/.exec(e.message)?.[1] ?? ''}`);
+      case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+        throw new UsageError(
+          flags[name.replace(/^-+/, '')]?.value
+            ? `${where}: ${name} needs a value (use ${name}=VALUE for one starting with -)`
+            : `${where}: ${name} takes no value`,
+        );
+      default:
+        throw new UsageError(`${where}: ${oneLine(e.message)}`);
+    }
+  }
+}
+
+/** Splits `[global flags] <group> <command> [flags]` into the command words and the flags. */
+function splitCommand(argv: string[]): { words: string[]; rest: string[] } {
+  const words: string[] = [];
+  const rest: string[] = [];
+  let i = 0;
+  for (; i < argv.length && words.length < 2; i++) {
+    const a = argv[i]!;
+    if (a === '--') break;
+    if (!a.startsWith('-')) {
+      words.push(a);
+      continue;
+    }
+    rest.push(a);
+    if ((a === '--server' || a === '--token') && i + 1 < argv.length) rest.push(argv[++i]!);
+  }
+  return { words, rest: [...rest, ...argv.slice(i)] };
+}
+
+export async function run(argv: string[], io: CliIo): Promise<number> {
+  let json = false;
+  const print = (value: unknown) =>
+    io.stdout(`${json ? JSON.stringify(value) : JSON.stringify(value, null, 2)}\n`);
+  try {
+    const { words, rest } = splitCommand(argv);
+    const help = rest.includes('--help') || rest.includes('-h');
+    const [groupName, commandName] = words;
+    if (groupName === undefined) {
+      if (!help) throw new UsageError(`missing command; try \`${USAGE} --help\``);
+      io.stdout(`${topUsage()}\n`);
+      return 0;
+    }
+    const group = Object.hasOwn(COMMANDS, groupName) ? COMMANDS[groupName] : undefined;
+    if (!group) {
+      throw new UsageError(`unknown command "${groupName}"; commands: ${Object.keys(COMMANDS).join(', ')}`);
+    }
+    const names = Object.keys(group.commands).join(', ');
+    if (commandName === undefined) {
+      if (!help) throw new UsageError(`${groupName}: missing command; one of ${names}`);
+      io.stdout(`${groupUsage(groupName)}\n`);
+      return 0;
+    }
+    const cmd = Object.hasOwn(group.commands, commandName) ? group.commands[commandName] : undefined;
+    if (!cmd) throw new UsageError(`${groupName}: unknown command "${commandName}"; one of ${names}`);
+    if (help) {
+      io.stdout(`${commandUsage(groupName, commandName)}\n`);
+      return 0;
+    }
+
+    const where = `${groupName} ${commandName}`;
+    const raw = parseFlags(rest, { ...GLOBAL_FLAGS, ...cmd.flags }, where);
+    json = raw.json === true;
+    const values = validate(cmd.flags, raw, where);
+    const serverRaw = (raw.server as string | undefined) ?? io.env.KUPAH_SERVER ?? DEFAULT_SERVER;
+    const server = serverUrl.safeParse(serverRaw.trim());
+    if (!server.success) {
+      const source = raw.server === undefined ? 'KUPAH_SERVER' : '--server';
+      throw new UsageError(`${source} ${server.error.issues[0]?.message} (got ${JSON.stringify(serverRaw)})`);
+    }
+    let token: TokenSource | undefined;
+    const api = apiClient(
+      server.data,
+      () => (token ??= resolveToken(raw.token as string | undefined, io.env)),
+      io.fetch ?? fetch,
+    );
+    print(await cmd.run(values, { api }));
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.stderr(`error: ${oneLine(err.message)}\n`);
+      return 2;
+    }
+    if (err instanceof ServerError) {
+      if (json) print({ error: err.error });
+      io.stderr(`error: ${oneLine(err.message)}\n`);
+      return 1;
+    }
+    io.stderr(`error: ${oneLine(err instanceof Error ? err.message : String(err))}\n`);
+    return 1;
+  }
+}
