@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, chargeBody, createHarness, type Harness } from '../testing/harness.ts';
+import { startReceiver } from '../testing/receiver.ts';
+import { webhookDispatcher } from '../webhooks/dispatcher.ts';
 import { type CliIo, run } from './admin-cli.ts';
 
 interface Outcome {
@@ -371,6 +373,61 @@ describe('admin CLI against a real server', () => {
     [[], /missing command/],
   ])('bad invocation %j → exit 2, one line on stderr', async (argv, pattern) => {
     expectUsageError(await admin(...(argv as string[])), pattern);
+  });
+
+  it('webhook list, attempts, replay (by id and since), rotate and events operate on deliveries', async () => {
+    const { orgGuid } = await newOrg();
+    const rx = await startReceiver();
+    try {
+      rx.respond = () => 503;
+      await admin('org', 'settings', '--org', orgGuid, '--payment-webhook', `${rx.url}/p`);
+      const src = await admin(
+        'source',
+        'create',
+        '--org',
+        orgGuid,
+        '--name',
+        'K',
+        '--kind',
+        'device',
+        '--sandbox',
+      );
+      await h.request('POST', '/v1/External/Charge', chargeBody(h, { orgGUID: orgGuid }), {
+        authorization: src.json.sourceGuid,
+      });
+      const dispatcher = webhookDispatcher(h.deps, { allowPrivate: true });
+      await dispatcher.drain();
+      const list = await admin('webhook', 'list', '--org', orgGuid, '--status', 'pending');
+      expect(list.code).toBe(0);
+      expect(list.json.deliveries).toHaveLength(1);
+      const id = String(list.json.deliveries[0].id);
+      const attempts = await admin('webhook', 'attempts', '--org', orgGuid, '--delivery', id);
+      expect(attempts.json.attempts).toEqual([expect.objectContaining({ attempt: 1, statusCode: 503 })]);
+      rx.respond = () => 200;
+      expect((await admin('webhook', 'replay', '--org', orgGuid, '--delivery', id)).json.replayed).toBe(1);
+      await dispatcher.drain();
+      expect(rx.received.at(-1)).toMatchObject({ status: 200, webhookId: list.json.deliveries[0].webhookId });
+      const since = await admin(
+        'webhook',
+        'replay',
+        '--org',
+        orgGuid,
+        '--failed-since',
+        '2020-01-01T00:00:00Z',
+      );
+      expect(since.json.replayed).toBe(0);
+      expectUsageError(
+        await admin('webhook', 'replay', '--org', orgGuid),
+        /exactly one of --delivery or --failed-since/,
+      );
+      const rotated = await admin('webhook', 'rotate', '--org', orgGuid, '--kind', 'payment');
+      expect(rotated.json.secret).toMatch(/^whsec_/);
+      expect((await admin('webhook', 'rotate', '--org', orgGuid, '--kind', 'void')).code).toBe(1);
+      expect((await admin('webhook', 'events', '--org', orgGuid)).json.events).toEqual([]);
+      expectUsageError(await admin('webhook', 'list', '--org', orgGuid, '--status', 'lost'));
+    } finally {
+      await rx.close();
+    }
   });
 
   it('several bad values are reported together on one line', async () => {

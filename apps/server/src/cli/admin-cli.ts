@@ -149,6 +149,15 @@ type SettingsPatch = z.input<typeof settingsPatch>;
 type OrgView = Awaited<ReturnType<typeof describeOrg>>;
 
 const org = (g: string) => `/orgs/${encodeURIComponent(g)}`;
+const isoTime = z.iso.datetime({
+  offset: true,
+  error: 'must be an ISO 8601 time such as 2026-11-22T00:00:00Z',
+});
+const deliveryFlag = {
+  schema: positiveNumber(1e15, true),
+  value: 'ID',
+  help: 'the delivery id (from webhook list)',
+};
 
 const COMMANDS: Record<string, { summary: string; commands: Record<string, Command> }> = {
   org: {
@@ -337,6 +346,90 @@ const COMMANDS: Record<string, { summary: string; commands: Record<string, Comma
           source: { schema: text(), value: 'GUID', help: 'the sourceGuid to revoke (required)' },
         },
         run: (v, { api }) => api('POST', `${org(v.org)}/sources/revoke`, { sourceGuid: v.source }),
+      }),
+    },
+  },
+  webhook: {
+    summary: 'webhook deliveries: list, attempts, replay, secret rotation',
+    commands: {
+      list: command({
+        summary: 'List deliveries, newest first.',
+        flags: {
+          org: orgFlag,
+          status: {
+            schema: oneOf(['pending', 'delivered', 'dead'] as const, 'pending, delivered or dead').optional(),
+            value: 'STATUS',
+            help: 'pending, delivered or dead',
+          },
+          kind: {
+            schema: oneOf(['payment', 'schedule', 'void'] as const, 'payment, schedule or void').optional(),
+            value: 'KIND',
+            help: 'payment, schedule or void',
+          },
+          since: {
+            schema: isoTime.optional(),
+            value: 'TIME',
+            help: 'created at or after (ISO 8601, e.g. 2026-11-22T00:00:00Z)',
+          },
+          limit: {
+            schema: positiveNumber(1000, true).optional(),
+            value: 'N',
+            help: 'at most N rows (default 100)',
+          },
+        },
+        run: (v, { api }) => {
+          const q = new URLSearchParams();
+          for (const k of ['status', 'kind', 'since', 'limit'] as const)
+            if (v[k] !== undefined) q.set(k, String(v[k]));
+          return api('GET', `${org(v.org)}/deliveries?${q}`);
+        },
+      }),
+      attempts: command({
+        summary: 'Show a delivery and its attempts (status code, latency, error).',
+        flags: { org: orgFlag, delivery: deliveryFlag },
+        run: (v, { api }) => api('GET', `${org(v.org)}/deliveries/${v.delivery}/attempts`),
+      }),
+      replay: command({
+        summary: 'Send a delivery again (same webhook-id), or every dead one since a time.',
+        flags: {
+          org: orgFlag,
+          delivery: {
+            ...deliveryFlag,
+            schema: deliveryFlag.schema.optional(),
+            help: 'the delivery id to replay',
+          },
+          'failed-since': {
+            schema: isoTime.optional(),
+            value: 'TIME',
+            help: 'replay every dead delivery created since TIME',
+          },
+        },
+        run: (v, { api }) => {
+          const since = v['failed-since'];
+          if ((v.delivery === undefined) === (since === undefined)) {
+            throw new UsageError('webhook replay: give exactly one of --delivery or --failed-since');
+          }
+          return v.delivery !== undefined
+            ? api('POST', `${org(v.org)}/deliveries/${v.delivery}/replay`)
+            : api('POST', `${org(v.org)}/deliveries/replay`, { failedSince: since });
+        },
+      }),
+      rotate: command({
+        summary: "Rotate an endpoint's signing secret; the old one keeps signing beside it for 24 h.",
+        flags: {
+          org: orgFlag,
+          kind: {
+            schema: oneOf(['payment', 'schedule', 'void'] as const, 'payment, schedule or void'),
+            value: 'KIND',
+            help: 'payment, schedule or void (required)',
+          },
+        },
+        run: (v, { api }) => api('POST', `${org(v.org)}/webhooks/${v.kind}/rotate`),
+      }),
+      events: command({
+        summary: 'Admin events of the organisation (e.g. endpoints disabled).',
+        flags: { org: orgFlag },
+        run: (v, { api }) => api('GET', `${org(v.org)}/events`),
       }),
     },
   },
