@@ -24,6 +24,8 @@ const env = z.object({
     .enum(['0', '1', 'true', 'false', ''])
     .default('0')
     .transform((v) => v === '1' || v === 'true'),
+  /** How long a claimed delivery is leased before another instance may retry it (after a crash). */
+  WEBHOOK_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
   /** 0 disables this instance's webhook dispatcher (another instance sends). */
   WEBHOOK_DISPATCHER: z
     .enum(['0', '1', 'true', 'false', ''])

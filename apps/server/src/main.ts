@@ -62,7 +62,10 @@ async function main() {
     logger,
     metrics: createMetrics(),
   };
-  const dispatcher = webhookDispatcher(deps, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
+  const dispatcher = webhookDispatcher(deps, {
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+    leaseMs: config.WEBHOOK_LEASE_MS,
+  });
   if (config.WEBHOOK_DISPATCHER) await dispatcher.start();
 
   let ready = true;

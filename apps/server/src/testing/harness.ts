@@ -52,6 +52,8 @@ export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
 export interface Harness {
   kind: DbKind;
+  /** The schema this harness's tables live in (PostgreSQL: share it with a second pool). */
+  schema: string;
   db: Db;
   deps: Deps;
   app: ReturnType<typeof createApp>;
@@ -103,6 +105,7 @@ export async function createHarness(kind: DbKind, opts: { gateway?: Gateway } = 
 
   return {
     kind,
+    schema,
     db,
     deps,
     app,

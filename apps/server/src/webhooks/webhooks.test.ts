@@ -108,7 +108,7 @@ describe.each(await testDatabases())('webhook delivery on %s', (kind) => {
     expect(paid.map((b) => b.paymentNumber)).toContain(p.receiptNum);
     expect(paid.every((b) => b.deviceName === 'Kiosk 7')).toBe(true);
     // A signature made with another secret does not verify.
-    rx.secrets = ['whsec_' + Buffer.from('not the secret at all!!').toString('base64')];
+    rx.secrets = [`whsec_${Buffer.from('not the secret at all!!').toString('base64')}`];
     await pay();
     await dispatcher.drain();
     expect(rx.received.at(-1)!.verified).toBe(false);
