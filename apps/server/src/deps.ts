@@ -10,4 +10,6 @@ export interface Deps {
   now: () => Date;
   logger: Logger;
   metrics: Metrics;
+  /** Key of the idempotency request hash (an installation secret). */
+  requestHashKey: string;
 }

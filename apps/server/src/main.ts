@@ -8,6 +8,7 @@ import { createApp } from './app.ts';
 import { adminToken, loadConfig } from './config.ts';
 import { openDatabase } from './db/database.ts';
 import { migrate } from './db/migrations.ts';
+import { installationSecret } from './db/server-state.ts';
 import type { Deps } from './deps.ts';
 import { gatewayRegistry } from './gateway/gateway.ts';
 import { sandboxGateway } from './gateway/sandbox-gateway.ts';
@@ -61,6 +62,7 @@ async function main() {
     now: () => new Date(),
     logger,
     metrics: createMetrics(),
+    requestHashKey: await installationSecret(db, 'request_hash_key'),
   };
   const dispatcher = webhookDispatcher(deps, {
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,

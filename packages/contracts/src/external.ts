@@ -409,7 +409,7 @@ export const voidRequest = z
   .object({
     orgGUID: guid().optional(),
     orgGuid: guid().optional(),
-    receiptNum: text().min(1, 'is required'),
+    receiptNum: text().refine((r) => r.trim() !== '', 'is required'),
     reason: str(LIMITS.note).nullish(),
   })
   .transform((v, ctx) => {

@@ -27,7 +27,7 @@ export interface Parties {
 
 type PartyInput = Pick<ChargeCommand, 'donor' | 'campaign' | 'reason' | 'reasons' | 'collectorId'>;
 
-const ACCOUNT = /^D\d{1,18}$/i;
+const ACCOUNT = /^D\d{1,15}$/i;
 const blank = (s: string | null | undefined): s is null | undefined => s == null || s.trim() === '';
 
 export async function resolveParties(

@@ -42,7 +42,7 @@ export function paymentRoutes(buckets: TokenBuckets) {
         c.var.deps,
         c.var.caller,
         validBody(c.req, chargeRequest),
-        requestHash(await c.req.json()),
+        requestHash(await c.req.json(), c.var.deps.requestHashKey),
       );
       return c.json(body, 200);
     })

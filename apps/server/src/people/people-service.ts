@@ -107,7 +107,7 @@ function toRecord(kind: PersonKind, orgGuid: string, p: Person): DonorRecord | C
 async function savePerson(deps: Deps, caller: Caller, kind: PersonKind, patch: PersonPatch): Promise<Person> {
   assertSameOrg(caller, patch.orgGuid);
   const orgId = caller.org.id;
-  const idPattern = new RegExp(`^${ACCOUNT_PREFIX[kind]}\\d{1,18}$`, 'i');
+  const idPattern = new RegExp(`^${ACCOUNT_PREFIX[kind]}\\d{1,15}$`, 'i');
   return deps.db.transaction(async (tx) => {
     if (patch.id === '') {
       const fields = mergePerson(kind, EMPTY, patch);

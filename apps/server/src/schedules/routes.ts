@@ -28,7 +28,7 @@ export function scheduleRoutes(buckets: TokenBuckets) {
       c.var.deps,
       c.var.caller,
       validBody(c.req, scheduleRequest),
-      requestHash(await c.req.json()),
+      requestHash(await c.req.json(), c.var.deps.requestHashKey),
     );
     return c.json(body, 200);
   });

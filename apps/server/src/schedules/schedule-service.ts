@@ -22,6 +22,26 @@ import { scheduleHandlers } from './handling.ts';
 import { insertSchedule, setScheduleInstrumentToken, setScheduleStatus } from './repo.ts';
 
 const major = (minor: number) => minor / 100;
+const CLOCK_SKEW_MS = 5 * 60_000;
+
+/** When a device took the request: its own date, if within the offline window; else a 400. */
+export function deviceTakenAt(deviceCreatedDate: string | null, now: Date, expiryHours: number): Date {
+  if (!deviceCreatedDate) return now;
+  const at = new Date(deviceCreatedDate);
+  const age = now.getTime() - at.getTime();
+  if (age > expiryHours * 3_600_000) {
+    throw validationError([
+      {
+        field: 'deviceInfo.deviceCreatedDate',
+        message: `is more than ${expiryHours} hours ago: an offline schedule expires after the offline window`,
+      },
+    ]);
+  }
+  if (age < -CLOCK_SKEW_MS) {
+    throw validationError([{ field: 'deviceInfo.deviceCreatedDate', message: 'is in the future' }]);
+  }
+  return at;
+}
 
 export async function schedulePayment(
   deps: Deps,
@@ -33,8 +53,13 @@ export async function schedulePayment(
   assertCurrency(caller.org, cmd.currency);
   const now = deps.now();
   const { timezone, scheduleMode } = caller.org.settings;
-  // "Today" is the organisation's civil date; a device's schedule is judged by when it was taken.
-  const takenAt = cmd.deviceInfo?.deviceCreatedDate ? new Date(cmd.deviceInfo.deviceCreatedDate) : now;
+  // "Today" is the organisation's civil date; a device's schedule is judged by when it was taken,
+  // which may be at most the offline window ago (and not in the future).
+  const takenAt = deviceTakenAt(
+    cmd.deviceInfo?.deviceCreatedDate ?? null,
+    now,
+    caller.org.settings.offline.expiryHours,
+  );
   const today = civilDateIn(takenAt, timezone);
   if (cmd.startDate < today) {
     throw validationError([

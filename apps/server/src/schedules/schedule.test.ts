@@ -94,6 +94,28 @@ describe.each(await testDatabases())('SchedulePayment on %s', (kind) => {
     expect(JSON.stringify(s)).not.toContain('4242424242424242');
   });
 
+  it('an offline schedule is judged by its device date, within the offline window only', async () => {
+    // Taken yesterday evening on a device (New York), forwarded now: it started "today" then.
+    const yesterday = addDays(today(), -1);
+    const ok = await schedule(
+      { totalPaymentsCount: 2, amountPerPayment: 10, startDate: yesterday },
+      { deviceInfo: { deviceCreatedDate: `${yesterday}T22:00:00-05:00` } },
+    );
+    expect(ok.body).toMatchObject({ paymentStatus: 'Success' });
+    expect(ok.body.receiptNum).toMatch(/^R\d+$/);
+    const stale = await schedule(
+      { totalPaymentsCount: 2, amountPerPayment: 10, startDate: addDays(today(), -4) },
+      { deviceInfo: { deviceCreatedDate: `${addDays(today(), -4)}T12:00:00Z` } },
+    );
+    expect(stale.status).toBe(400);
+    expect(stale.body.error.fields[0].field).toBe('deviceInfo.deviceCreatedDate');
+    const future = await schedule(
+      { totalPaymentsCount: 2, amountPerPayment: 10 },
+      { deviceInfo: { deviceCreatedDate: new Date(h.clock.now.getTime() + 3_600_000).toISOString() } },
+    );
+    expect(future.body.error.fields[0].field).toBe('deviceInfo.deviceCreatedDate');
+  });
+
   it('a start date in the past is 400 on scheduleDetails.startDate', async () => {
     const r = await schedule({
       totalPaymentsCount: 3,

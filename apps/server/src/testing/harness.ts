@@ -12,6 +12,7 @@ import { type CreatedOrg, createOrg } from '../admin/admin-service.ts';
 import { createApp } from '../app.ts';
 import { type Db, openDatabase } from '../db/database.ts';
 import { migrate } from '../db/migrations.ts';
+import { installationSecret } from '../db/server-state.ts';
 import type { Deps } from '../deps.ts';
 import { type Gateway, gatewayRegistry } from '../gateway/gateway.ts';
 import { sandboxGateway } from '../gateway/sandbox-gateway.ts';
@@ -83,6 +84,7 @@ export async function createHarness(kind: DbKind, opts: { gateway?: Gateway } = 
     now: () => clock.now,
     logger: pino({ level: 'silent' }),
     metrics: createMetrics(),
+    requestHashKey: await installationSecret(db, 'request_hash_key'),
   };
   const app = createApp(deps, { adminToken: ADMIN_TOKEN });
   const org = await createOrg(db, 'Test Org');
