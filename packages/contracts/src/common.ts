@@ -176,6 +176,22 @@ export function pickAlias<T>(
   return a.value !== undefined ? a.value : b.value;
 }
 
+/**
+ * The organisation of a request, sent as `orgGUID` or `orgGuid` (the interface spells it both
+ * ways); required, and the two must agree when both are sent. `primary` is the operation's own
+ * spelling, named in errors.
+ */
+export function orgFrom(
+  ctx: z.RefinementCtx,
+  v: { orgGUID?: string | undefined; orgGuid?: string | undefined },
+  primary: 'orgGUID' | 'orgGuid' = 'orgGUID',
+): string {
+  const other = primary === 'orgGUID' ? 'orgGuid' : 'orgGUID';
+  const orgGuid = pickAlias(ctx, { name: primary, value: v[primary] }, { name: other, value: v[other] });
+  if (orgGuid === undefined) ctx.addIssue({ code: 'custom', path: [primary], message: 'is required' });
+  return orgGuid ?? '';
+}
+
 export const errorObject = z
   .object({
     errorCode: z.string().nullable(),

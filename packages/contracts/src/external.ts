@@ -16,6 +16,7 @@ import {
   NO_NUL,
   NO_NUL_MESSAGE,
   optText,
+  orgFrom,
   paymentMethodInput,
   pickAlias,
   str,
@@ -126,12 +127,7 @@ const paymentFields = {
 type PaymentFieldsOut = z.output<z.ZodObject<typeof paymentFields>>;
 
 function canonicalPayment(v: PaymentFieldsOut, ctx: z.RefinementCtx) {
-  const orgGuid = pickAlias(
-    ctx,
-    { name: 'orgGUID', value: v.orgGUID },
-    { name: 'orgGuid', value: v.orgGuid },
-  );
-  if (orgGuid === undefined) ctx.addIssue({ code: 'custom', path: ['orgGUID'], message: 'is required' });
+  const orgGuid = orgFrom(ctx, v, 'orgGUID');
   const collectorId =
     pickAlias(
       ctx,
@@ -153,7 +149,7 @@ function canonicalPayment(v: PaymentFieldsOut, ctx: z.RefinementCtx) {
     });
   }
   return {
-    orgGuid: orgGuid ?? '',
+    orgGuid,
     note: v.note ?? null,
     paymentMethodId: method,
     currency: v.currency,
@@ -344,6 +340,34 @@ export function deriveScheduleAmounts(
   return { totalMinor: total, firstMinor: first, perPaymentMinor: per, count };
 }
 
+/** The terms of a schedule (shared by SchedulePayment and SchedulePreview). */
+function scheduleTerms(
+  total: number | null | undefined,
+  sd: z.output<typeof scheduleDetails>,
+  ctx: z.RefinementCtx,
+) {
+  const amounts = deriveScheduleAmounts(total, sd, ctx);
+  if (
+    sd.frequencyID === 'Special_Days' &&
+    !sd.specialDays?.presets?.length &&
+    !sd.specialDays?.dates?.length
+  ) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['scheduleDetails', 'specialDays'],
+      message: 'is required for Special_Days: give presets and/or dates',
+    });
+  }
+  return {
+    amounts: amounts ?? { totalMinor: 0, firstMinor: 0, perPaymentMinor: 0, count: 0 },
+    frequency: sd.frequencyID,
+    startDate: sd.startDate,
+    specialDays: { presets: sd.specialDays?.presets ?? [], dates: sd.specialDays?.dates ?? [] },
+    anniversaryRule: sd.anniversaryRule ?? 'anniversary',
+  };
+}
+export type ScheduleTermsCommand = ReturnType<typeof scheduleTerms>;
+
 export const scheduleRequest = z
   .object({
     ...paymentFields,
@@ -354,37 +378,54 @@ export const scheduleRequest = z
   })
   .transform((v, ctx) => {
     const base = canonicalPayment(v, ctx);
-    const amounts = deriveScheduleAmounts(v.amount, v.scheduleDetails, ctx);
-    if (amounts) checkReasonSplit(base.reasons, amounts.firstMinor, ctx);
-    const sd = v.scheduleDetails;
-    if (
-      sd.frequencyID === 'Special_Days' &&
-      !sd.specialDays?.presets?.length &&
-      !sd.specialDays?.dates?.length
-    ) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['scheduleDetails', 'specialDays'],
-        message: 'is required for Special_Days: give presets and/or dates',
-      });
-    }
+    const terms = scheduleTerms(v.amount, v.scheduleDetails, ctx);
+    checkReasonSplit(base.reasons, terms.amounts.firstMinor, ctx);
     return {
       ...base,
+      ...terms,
       paymentDate: v.paymentDate ?? null,
       uniqueTransactionId: v.uniqueTransactionId.toLowerCase(),
-      amounts: amounts ?? { totalMinor: 0, firstMinor: 0, perPaymentMinor: 0, count: 0 },
-      frequency: sd.frequencyID,
-      startDate: sd.startDate,
-      specialDays: {
-        presets: sd.specialDays?.presets ?? [],
-        dates: sd.specialDays?.dates ?? [],
-      },
-      anniversaryRule: sd.anniversaryRule ?? 'anniversary',
     };
   })
   .meta({ id: 'SchedulePaymentRequest' });
 export type ScheduleRequestInput = z.input<typeof scheduleRequest>;
 export type ScheduleCommand = z.output<typeof scheduleRequest>;
+
+/** SchedulePreview: the SchedulePayment body without payment data; nothing is stored or charged. */
+export const schedulePreviewRequest = z
+  .object({
+    orgGUID: guid().optional(),
+    orgGuid: guid().optional().meta({ description: 'Alias of orgGUID.' }),
+    amount: amount().nullish().meta({ description: 'Total of the schedule, including the first payment.' }),
+    currency: currencyInput().nullish(),
+    scheduleDetails,
+  })
+  .transform((v, ctx) => {
+    const orgGuid = orgFrom(ctx, v, 'orgGUID');
+    return {
+      orgGuid,
+      currency: v.currency ?? null,
+      ...scheduleTerms(v.amount, v.scheduleDetails, ctx),
+    };
+  })
+  .meta({ id: 'SchedulePreviewRequest' });
+export type SchedulePreviewCommand = z.output<typeof schedulePreviewRequest>;
+
+export const schedulePreviewResponse = z
+  .object({
+    instalments: z.array(
+      z.object({
+        sequence: z.number().int(),
+        dueDate: z.string().meta({ description: 'YYYY-MM-DD, after any Shabbat/Yom Tov move' }),
+        hebrewDate: z.string(),
+        hebrewDateHebrew: z.string().meta({ description: 'Extension: the Hebrew date in Hebrew letters' }),
+        amount: z.number(),
+      }),
+    ),
+    total: z.number(),
+  })
+  .meta({ id: 'SchedulePreviewResponse' });
+export type SchedulePreviewResponse = z.infer<typeof schedulePreviewResponse>;
 
 export const scheduleResponse = z
   .object({
@@ -413,13 +454,8 @@ export const voidRequest = z
     reason: str(LIMITS.note).nullish(),
   })
   .transform((v, ctx) => {
-    const orgGuid = pickAlias(
-      ctx,
-      { name: 'orgGUID', value: v.orgGUID },
-      { name: 'orgGuid', value: v.orgGuid },
-    );
-    if (orgGuid === undefined) ctx.addIssue({ code: 'custom', path: ['orgGUID'], message: 'is required' });
-    return { orgGuid: orgGuid ?? '', receiptNum: v.receiptNum, reason: v.reason ?? null };
+    const orgGuid = orgFrom(ctx, v, 'orgGUID');
+    return { orgGuid, receiptNum: v.receiptNum, reason: v.reason ?? null };
   })
   .meta({ id: 'VoidPaymentRequest' });
 export type VoidCommand = z.output<typeof voidRequest>;
@@ -499,12 +535,7 @@ function personRequest<K extends 'donor' | 'collector'>(kind: K) {
     } as Record<string, z.ZodType>)
     .transform((raw, ctx): PersonPatch => {
       const v = raw as Record<string, unknown>;
-      const orgGuid = pickAlias(
-        ctx,
-        { name: 'orgGuid', value: v.orgGuid as string | undefined },
-        { name: 'orgGUID', value: v.orgGUID as string | undefined },
-      );
-      if (orgGuid === undefined) ctx.addIssue({ code: 'custom', path: ['orgGuid'], message: 'is required' });
+      const orgGuid = orgFrom(ctx, v as { orgGuid?: string; orgGUID?: string }, 'orgGuid');
       const id = pickAlias(
         ctx,
         { name: idA, value: v[idA] as string | undefined },
@@ -517,7 +548,7 @@ function personRequest<K extends 'donor' | 'collector'>(kind: K) {
           message: 'is required (an empty string creates a new record)',
         });
       }
-      const patch: PersonPatch = { orgGuid: orgGuid ?? '', id: (id ?? '').trim() };
+      const patch: PersonPatch = { orgGuid, id: (id ?? '').trim() };
       for (const k of Object.keys(personNameFields) as (keyof typeof personNameFields)[]) {
         if (k in v) patch[k] = v[k] as string | null | undefined;
       }
@@ -583,12 +614,7 @@ export const saveReasonRequest = z
     campaignNum: nonNegativeInt().nullish(),
   })
   .transform((v, ctx) => {
-    const orgGuid = pickAlias(
-      ctx,
-      { name: 'orgGuid', value: v.orgGuid },
-      { name: 'orgGUID', value: v.orgGUID },
-    );
-    if (orgGuid === undefined) ctx.addIssue({ code: 'custom', path: ['orgGuid'], message: 'is required' });
+    const orgGuid = orgFrom(ctx, v, 'orgGuid');
     if (!v.reasonName?.trim() && !v.reasonNameHebrew?.trim()) {
       ctx.addIssue({
         code: 'custom',
@@ -597,7 +623,7 @@ export const saveReasonRequest = z
       });
     }
     const { orgGUID: _a, orgGuid: _b, ...rest } = v;
-    return { ...rest, orgGuid: orgGuid ?? '' };
+    return { ...rest, orgGuid };
   })
   .meta({ id: 'SaveReasonRequest' });
 export type SaveReasonCommand = z.output<typeof saveReasonRequest>;
@@ -625,12 +651,7 @@ export const saveCampaignRequest = z
     campaignFriendlyName: optText(),
   })
   .transform((v, ctx) => {
-    const orgGuid = pickAlias(
-      ctx,
-      { name: 'orgGuid', value: v.orgGuid },
-      { name: 'orgGUID', value: v.orgGUID },
-    );
-    if (orgGuid === undefined) ctx.addIssue({ code: 'custom', path: ['orgGuid'], message: 'is required' });
+    const orgGuid = orgFrom(ctx, v, 'orgGuid');
     if (!v.campaignName?.trim() && !v.campaignFriendlyName?.trim()) {
       ctx.addIssue({
         code: 'custom',
@@ -639,7 +660,7 @@ export const saveCampaignRequest = z
       });
     }
     return {
-      orgGuid: orgGuid ?? '',
+      orgGuid,
       campaignNumber: v.campaignNumber,
       campaignName: v.campaignName,
       campaignFriendlyName: v.campaignFriendlyName,
@@ -657,3 +678,80 @@ export const campaignRecord = z
   })
   .meta({ id: 'Campaign' });
 export type CampaignRecord = z.infer<typeof campaignRecord>;
+
+// ---------------------------------------------------------------------------------------------
+// Schedule management (extensions): list, cancel, pause, resume, change the payment method
+
+export const scheduleSummary = z
+  .object({
+    scheduleNum: z.number().int(),
+    status: z.enum(['active', 'paused', 'completed', 'cancelled', 'failed']),
+    handlingMode: z.string(),
+    frequency: z.string(),
+    startDate: z.string(),
+    totalPaymentsCount: z.number().int(),
+    scheduleTotal: z.number(),
+    firstPaymentAmount: z.number(),
+    amountPerPayment: z.number(),
+    currency: z.string(),
+    paymentMethod: z.string(),
+    brand: z.string().nullable(),
+    last4Digits: z.string().nullable(),
+    donorId: z.string().nullable(),
+    nextPaymentDate: z
+      .string()
+      .nullable()
+      .meta({ description: 'Next instalment (Internal and Gateway modes)' }),
+    paymentsCharged: z.number().int(),
+    paymentsMissed: z.number().int(),
+  })
+  .meta({ id: 'ScheduleSummary' });
+export type ScheduleSummary = z.infer<typeof scheduleSummary>;
+
+export const scheduleListQuery = z.object({
+  orgGuid: guid(),
+  donorId: str(32).optional(),
+  status: z.enum(['active', 'paused', 'completed', 'cancelled', 'failed']).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+});
+
+export const scheduleListResponse = z
+  .object({ schedules: z.array(scheduleSummary) })
+  .meta({ id: 'ScheduleList' });
+
+const orgOnly = {
+  orgGuid: guid().optional(),
+  orgGUID: guid().optional(),
+};
+export const scheduleActionRequest = z
+  .object(orgOnly)
+  .transform((v, ctx) => ({ orgGuid: orgFrom(ctx, v, 'orgGuid') }))
+  .meta({ id: 'ScheduleActionRequest' });
+
+export const schedulePaymentMethodRequest = z
+  .object({
+    ...orgOnly,
+    paymentMethodId: paymentMethodInput(),
+    card: cardInput.nullish(),
+    bankAccount: bankAccountInput.nullish(),
+  })
+  .transform((v, ctx) => {
+    const orgGuid = orgFrom(ctx, v, 'orgGuid');
+    if (v.paymentMethodId === 'ACH') {
+      if (!v.bankAccount)
+        ctx.addIssue({ code: 'custom', path: ['bankAccount'], message: 'is required when paying by ACH' });
+    } else if (!v.card?.ccNum) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['card', 'ccNum'],
+        message: `is required when paying by ${v.paymentMethodId}`,
+      });
+    }
+    return {
+      orgGuid,
+      paymentMethodId: v.paymentMethodId,
+      card: v.card ?? null,
+      bankAccount: v.bankAccount ?? null,
+    };
+  })
+  .meta({ id: 'SchedulePaymentMethodRequest' });

@@ -1,16 +1,16 @@
+import { PAYMENT_METHODS, type PaymentMethodId } from '@kupah/contracts';
+
 /** Payment methods the terminal and backend accept (`Credit_Card` is the wire spelling). */
-export const PAYMENT_METHODS = [
-  'Credit_Card',
-  'ACH',
+export { PAYMENT_METHODS };
+export type PaymentMethod = PaymentMethodId;
+
+/** The four provider-backed charity-card methods. */
+export const CHARITY_PROVIDERS = [
   'Provider_1',
   'Provider_2',
   'Provider_3',
   'Provider_4',
-] as const;
-export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
-
-/** The four provider-backed charity-card methods. */
-export const CHARITY_PROVIDERS = ['Provider_1', 'Provider_2', 'Provider_3', 'Provider_4'] as const;
+] as const satisfies readonly PaymentMethod[];
 export type CharityProvider = (typeof CHARITY_PROVIDERS)[number];
 
 export function isPaymentMethod(value: unknown): value is PaymentMethod {
