@@ -26,6 +26,8 @@ const CANONICAL: Record<string, string> = Object.fromEntries(
     '/v1/External/Charge',
     '/v1/External/SchedulePayment',
     '/v1/External/VoidPayment',
+    '/v1/External/SchedulePreview',
+    '/v1/External/Schedules',
     '/V1/External/SaveDonor',
     '/V1/External/SaveCollector',
     '/V1/External/SaveReason',
@@ -37,7 +39,9 @@ function canonicalPath(request: Request): string {
   const path = getPath(request);
   if (!/^\/[vV]1\/External\//.test(path)) return path;
   const canonical = CANONICAL[path.toLowerCase()];
-  return canonical && canonical.slice(3) === path.slice(3) ? canonical : path;
+  if (canonical && canonical.slice(3) === path.slice(3)) return canonical;
+  // The schedule management extensions: /v1/External/Schedules/{scheduleNum}/…
+  return path.startsWith('/V1/External/Schedules/') ? `/v1${path.slice(3)}` : path;
 }
 
 export interface AppOptions {

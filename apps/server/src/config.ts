@@ -26,6 +26,15 @@ const env = z.object({
     .transform((v) => v === '1' || v === 'true'),
   /** How long a claimed delivery is leased before another instance may retry it (after a crash). */
   WEBHOOK_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
+  /** Tests only: the service's clock reads the instant written in this file. */
+  KUPAH_CLOCK_FILE: z.string().optional(),
+  /** 0 disables this instance's recurring scheduler (another instance charges). */
+  SCHEDULER: z
+    .enum(['0', '1', 'true', 'false', ''])
+    .default('1')
+    .transform((v) => v !== '0' && v !== 'false'),
+  /** How often the recurring scheduler looks for due instalments when idle. */
+  SCHEDULER_POLL_MS: z.coerce.number().int().min(50).max(3_600_000).default(30_000),
   /** 0 disables this instance's webhook dispatcher (another instance sends). */
   WEBHOOK_DISPATCHER: z
     .enum(['0', '1', 'true', 'false', ''])

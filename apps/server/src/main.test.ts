@@ -1,59 +1,18 @@
 /**
  * The server as users start it: a real process, real loopback HTTP, an embedded database on disk.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { SERVER_DIR, type ServerProcess, startServerProcess } from './testing/server-process.ts';
 
-const serverDir = join(import.meta.dirname, '..');
 const dataDir = mkdtempSync(join(tmpdir(), 'kupah-main-'));
 
-interface Running {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-async function start(port: number, dir = dataDir): Promise<Running> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: serverDir,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATA_DIR: dir,
-      INIT_CWD: serverDir,
-      LOG_LEVEL: 'info',
-      ADMIN_TOKEN: '',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d) => {
-    out += d;
-  });
-  child.stderr!.on('data', (d) => {
-    out += d;
-  });
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  const url = `http://127.0.0.1:${port}`;
-  let gone = false;
-  void exited.then(() => {
-    gone = true;
-  });
-  const deadline = Date.now() + 25_000;
-  while (Date.now() < deadline && !gone) {
-    try {
-      if ((await fetch(`${url}/readyz`)).ok) return { child, url, output: () => out, exited };
-    } catch {}
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`server did not start:\n${out}`);
+async function start(port: number, dir = dataDir): Promise<ServerProcess> {
+  return startServerProcess(port, { DATA_DIR: dir, LOG_LEVEL: 'info', ADMIN_TOKEN: '', DATABASE_URL: '' });
 }
 
 const port = 20_000 + Math.floor(Math.random() * 20_000);
@@ -144,7 +103,7 @@ describe('the server process', { timeout: 60_000 }, () => {
   });
 
   it("the README's curl examples for all seven operations succeed as printed", async () => {
-    const readme = readFileSync(join(serverDir, '..', '..', 'README.md'), 'utf8');
+    const readme = readFileSync(join(SERVER_DIR, '..', '..', 'README.md'), 'utf8');
     const block = /```sh\n(BASE=[\s\S]*?)```/.exec(readme)?.[1];
     expect(block).toBeTruthy();
     const dir = mkdtempSync(join(tmpdir(), 'kupah-readme-'));

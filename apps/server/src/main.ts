@@ -1,6 +1,7 @@
 /**
  * Process entry: config → database (+ migrations, demo org) → HTTP → graceful shutdown on SIGTERM.
  */
+import { readFileSync } from 'node:fs';
 import { serve } from '@hono/node-server';
 import pino from 'pino';
 import { createOrg } from './admin/admin-service.ts';
@@ -15,6 +16,7 @@ import { sandboxGateway } from './gateway/sandbox-gateway.ts';
 import { createMetrics } from './http/metrics.ts';
 import { purgeKeys } from './idempotency/repo.ts';
 import { countOrgs } from './orgs/repo.ts';
+import { recurringScheduler } from './schedules/scheduler.ts';
 import { webhookDispatcher } from './webhooks/dispatcher.ts';
 
 /** Paths pino removes from every log line, wherever card data or credentials could appear. */
@@ -29,6 +31,25 @@ export const REDACT = [
   '*.apiKey',
   '*.sourceGuid',
 ];
+
+/**
+ * The service's clock: real time, or (tests only: KUPAH_CLOCK_FILE) the instant written in a file,
+ * so a process-level test can move a real server through a simulated year.
+ */
+function clock(file: string | undefined): () => Date {
+  if (!file) return () => new Date();
+  let cached = { at: 0, value: new Date() };
+  return () => {
+    if (Date.now() - cached.at > 20) {
+      try {
+        cached = { at: Date.now(), value: new Date(readFileSync(file, 'utf8').trim()) };
+      } catch {
+        cached = { at: Date.now(), value: cached.value };
+      }
+    }
+    return cached.value;
+  };
+}
 
 async function main() {
   const config = loadConfig();
@@ -59,7 +80,7 @@ async function main() {
   const deps: Deps = {
     db,
     gateways: gatewayRegistry(sandboxGateway(), null),
-    now: () => new Date(),
+    now: clock(config.KUPAH_CLOCK_FILE),
     logger,
     metrics: createMetrics(),
     requestHashKey: await installationSecret(db, 'request_hash_key'),
@@ -69,6 +90,8 @@ async function main() {
     leaseMs: config.WEBHOOK_LEASE_MS,
   });
   if (config.WEBHOOK_DISPATCHER) await dispatcher.start();
+  const scheduler = recurringScheduler(deps, { pollMs: config.SCHEDULER_POLL_MS });
+  if (config.SCHEDULER) scheduler.start();
 
   let ready = true;
   const app = createApp(deps, { adminToken: adminToken(config), isReady: () => ready });
@@ -100,6 +123,7 @@ async function main() {
     }, 10_000);
     force.unref();
     server.close(async () => {
+      await scheduler.stop().catch(() => {});
       await dispatcher.stop().catch(() => {});
       await db.close().catch(() => {});
       logger.info('stopped');

@@ -143,3 +143,13 @@ export async function updateReason(
   );
   return row ? toReason(row) : null;
 }
+
+export async function findCampaignById(sql: Sql, id: number): Promise<Campaign | null> {
+  const [row] = await sql.query<CampaignRow>(`SELECT ${CAMPAIGN_COLS} FROM campaigns WHERE id = $1`, [id]);
+  return row ? toCampaign(row) : null;
+}
+
+export async function findReasonById(sql: Sql, id: number): Promise<Reason | null> {
+  const [row] = await sql.query<ReasonRow>(`SELECT ${REASON_COLS} FROM reasons WHERE id = $1`, [id]);
+  return row ? toReason(row) : null;
+}

@@ -263,6 +263,38 @@ CREATE TABLE admin_events (
 );
 `,
   },
+  {
+    version: 3,
+    name: 'schedule instalments',
+    sql: `
+ALTER TABLE schedules ADD COLUMN gateway_ref text;
+ALTER TABLE schedules ADD COLUMN il boolean NOT NULL DEFAULT false;
+ALTER TABLE schedules ADD COLUMN shabbat_shift boolean NOT NULL DEFAULT true;
+ALTER TABLE schedules ADD COLUMN paused_at timestamptz;
+
+CREATE TABLE schedule_instalments (
+  id bigserial PRIMARY KEY,
+  schedule_id bigint NOT NULL REFERENCES schedules(id),
+  sequence int NOT NULL,
+  due_date date NOT NULL,
+  nominal_date date NOT NULL,
+  hebrew_date text NOT NULL,
+  amount_minor bigint NOT NULL CHECK (amount_minor > 0),
+  status text NOT NULL CHECK (status IN ('pending', 'charged', 'missed', 'skipped', 'cancelled')),
+  attempts int NOT NULL DEFAULT 0,
+  next_attempt_at timestamptz,
+  payment_id bigint REFERENCES payments(id),
+  last_error text,
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  UNIQUE (schedule_id, sequence)
+);
+CREATE INDEX schedule_instalments_due ON schedule_instalments (due_date) WHERE status = 'pending';
+
+-- At most one successful payment per instalment, whatever happens above the database.
+CREATE UNIQUE INDEX payments_one_success_per_instalment ON payments (schedule_id, instalment_seq)
+  WHERE schedule_id IS NOT NULL AND status IN ('Success', 'Voided');
+`,
+  },
 ];
 
 const LOCK_ID = 727_172_001;

@@ -52,8 +52,19 @@ export interface Gateway {
   }): Promise<GatewayResult>;
   /** Void a charge made earlier by this gateway. */
   void(req: { gatewayRef: string; idempotencyKey: string }): Promise<GatewayResult>;
-  /** Hand a recurrence to the gateway (ScheduleHandlingMode `Gateway`). */
+  /** Hand a recurrence to the gateway (ScheduleHandlingMode `Gateway`); `gatewayRef` names it. */
   setupRecurring(req: RecurringSetupRequest): Promise<GatewayResult>;
+  /**
+   * The gateway's report of one charge of a recurrence it runs. A real adapter answers from the
+   * gateway's own notifications (or its API); the sandbox simulates the charge when it falls due.
+   */
+  recurringCharge(req: {
+    recurringRef: string;
+    sequence: number;
+    amountMinor: number;
+    currency: Currency;
+    idempotencyKey: string;
+  }): Promise<GatewayResult>;
 }
 
 /** Chooses the gateway for a caller: a sandbox credential only ever reaches the sandbox gateway. */

@@ -8,6 +8,8 @@ import { type SandboxOutcome, sandboxOutcome } from '@kupah/instruments';
 import type { Gateway, GatewayResult, Instrument } from './gateway.ts';
 
 const TOKEN = /^sbx_tok_([sde])_[0-9a-f]{16}$/;
+const SUBSCRIPTION = /^sbx_sub_([sde])_[0-9a-f]{16}$/;
+const letter = (o: SandboxOutcome) => (o === 'Success' ? 's' : o === 'Declined' ? 'd' : 'e');
 const CODE: Record<SandboxOutcome, [string | null, string | null]> = {
   Success: [null, null],
   Declined: ['CARD_DECLINED', 'The payment was declined by the issuer'],
@@ -41,11 +43,10 @@ export function sandboxGateway(opts: { rememberResults?: number } = {}): Gateway
   };
   const result = (outcome: SandboxOutcome, ref: string | null, withToken: boolean): GatewayResult => {
     const [code, message] = CODE[outcome];
-    const letter = outcome === 'Success' ? 's' : outcome === 'Declined' ? 'd' : 'e';
     return {
       status: outcome,
       gatewayRef: ref,
-      token: withToken && outcome === 'Success' ? `sbx_tok_${letter}_${hex(8)}` : null,
+      token: withToken && outcome === 'Success' ? `sbx_tok_${letter(outcome)}_${hex(8)}` : null,
       code,
       message,
     };
@@ -79,9 +80,24 @@ export function sandboxGateway(opts: { rememberResults?: number } = {}): Gateway
       );
     },
     async setupRecurring(req) {
-      return once(`rec:${req.idempotencyKey}`, () =>
-        result(outcomeOf(req.instrument), `sbx_sub_${hex(10)}`, false),
-      );
+      return once(`rec:${req.idempotencyKey}`, () => {
+        // The recurrence remembers how its instrument behaves, as a real gateway's stored card would.
+        const outcome = outcomeOf(req.instrument);
+        return result(outcome, outcome === 'Success' ? `sbx_sub_${letter(outcome)}_${hex(8)}` : null, false);
+      });
+    },
+    async recurringCharge(req) {
+      return once(`recch:${req.idempotencyKey}`, () => {
+        const m = SUBSCRIPTION.exec(req.recurringRef);
+        const outcome: SandboxOutcome = !m
+          ? 'Error'
+          : m[1] === 's'
+            ? 'Success'
+            : m[1] === 'd'
+              ? 'Declined'
+              : 'Error';
+        return result(outcome, outcome === 'Error' ? null : `sbx_ch_${hex(10)}`, false);
+      });
     },
   };
 }

@@ -36,6 +36,12 @@ describe('operations endpoints', () => {
         '/V1/External/SaveReason',
         '/v1/External/Charge',
         '/v1/External/SchedulePayment',
+        '/v1/External/SchedulePreview',
+        '/v1/External/Schedules',
+        '/v1/External/Schedules/{scheduleNum}/Cancel',
+        '/v1/External/Schedules/{scheduleNum}/Pause',
+        '/v1/External/Schedules/{scheduleNum}/PaymentMethod',
+        '/v1/External/Schedules/{scheduleNum}/Resume',
         '/v1/External/VoidPayment',
       ].sort(),
     );

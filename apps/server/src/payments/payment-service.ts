@@ -28,7 +28,13 @@ import {
 import { insertEvent } from '../outbox/repo.ts';
 import { type PreparedInstrument, prepareInstrument } from './instrument.ts';
 import { type Parties, resolveParties } from './parties.ts';
-import { insertPayment, lockPaymentByReceipt, markVoided } from './repo.ts';
+import {
+  insertPayment,
+  lockPaymentById,
+  lockPaymentByReceipt,
+  markVoided,
+  type PaymentForVoid,
+} from './repo.ts';
 
 export const RESPONSE_TITLES = {
   Success: 'Payment approved',
@@ -96,6 +102,8 @@ export interface PaymentInput {
   instalmentSeq: number | null;
   /** Passed to the gateway so a retried charge is not charged twice there either. */
   gatewayKey: string;
+  /** Set for a charge of a recurrence the gateway runs (ScheduleHandlingMode `Gateway`). */
+  recurringRef?: string | null;
   sendWebhook: boolean;
 }
 
@@ -128,12 +136,20 @@ async function callGateway(
   }
   const started = performance.now();
   try {
-    const result = await gateway.authorize({
-      idempotencyKey: input.gatewayKey,
-      amountMinor: input.amountMinor,
-      currency: input.currency,
-      instrument: input.instrument,
-    });
+    const result = input.recurringRef
+      ? await gateway.recurringCharge({
+          recurringRef: input.recurringRef,
+          sequence: input.instalmentSeq ?? 0,
+          amountMinor: input.amountMinor,
+          currency: input.currency,
+          idempotencyKey: input.gatewayKey,
+        })
+      : await gateway.authorize({
+          idempotencyKey: input.gatewayKey,
+          amountMinor: input.amountMinor,
+          currency: input.currency,
+          instrument: input.instrument,
+        });
     return { result, gatewayName: gateway.name };
   } catch (err) {
     deps.logger.error({ err: String(err), gateway: gateway.name }, 'gateway call failed');
@@ -301,46 +317,65 @@ export async function charge(
   );
 }
 
+/** Void a Success payment inside the caller's transaction (gateway void, state, void webhook). */
+export async function voidInTransaction(
+  tx: Sql,
+  deps: Deps,
+  caller: Caller,
+  paymentId: number,
+  reason: string | null,
+): Promise<void> {
+  const payment = await lockPaymentById(tx, caller.org.id, paymentId);
+  if (payment?.status !== 'Success') return;
+  await voidLocked(tx, deps, caller, payment, reason);
+}
+
+async function voidLocked(
+  tx: Sql,
+  deps: Deps,
+  caller: Caller,
+  payment: PaymentForVoid,
+  reason: string | null,
+) {
+  const gateway = deps.gateways.byName(payment.gatewayName);
+  if (!gateway || !payment.gatewayRef) {
+    throw new ApiError(
+      409,
+      ERROR_CODES.GATEWAY_NOT_CONFIGURED,
+      `The gateway of payment ${payment.receiptNum} is not available`,
+    );
+  }
+  const r = await gateway.void({ gatewayRef: payment.gatewayRef, idempotencyKey: `void:${payment.id}` });
+  if (r.status !== 'Success') {
+    throw new ApiError(409, ERROR_CODES.GATEWAY_ERROR, r.message ?? 'The gateway refused the void');
+  }
+  const at = deps.now().toISOString();
+  await markVoided(tx, payment.id, at, reason);
+  await insertEvent(
+    tx,
+    caller.org.id,
+    'void',
+    voidWebhookBody(caller.org.guid, payment.receiptNum, at),
+    deps.now(),
+  );
+  deps.metrics.voids.inc();
+}
+
 export async function voidPayment(deps: Deps, caller: Caller, cmd: VoidCommand): Promise<VoidResponse> {
   assertSameOrg(caller, cmd.orgGuid);
   return deps.db.transaction(async (tx) => {
     const payment = await lockPaymentByReceipt(tx, caller.org.id, cmd.receiptNum.trim());
     if (!payment) throw notFound(`Payment ${cmd.receiptNum}`);
-    const done: VoidResponse = {
-      receiptNum: cmd.receiptNum.trim().toUpperCase(),
-      paymentStatus: 'Voided',
-      error: NO_ERROR,
-    };
+    const done: VoidResponse = { receiptNum: payment.receiptNum, paymentStatus: 'Voided', error: NO_ERROR };
     if (payment.status === 'Voided') return done;
     if (payment.status !== 'Success') {
       throw new ApiError(
         409,
         ERROR_CODES.INVALID_STATE,
-        `Payment ${cmd.receiptNum} is ${payment.status}; only a Success payment can be voided`,
+        `Payment ${payment.receiptNum} is ${payment.status}; only a Success payment can be voided`,
       );
     }
-    const gateway = deps.gateways.byName(payment.gatewayName);
-    if (!gateway || !payment.gatewayRef) {
-      throw new ApiError(
-        409,
-        ERROR_CODES.GATEWAY_NOT_CONFIGURED,
-        `The gateway of payment ${cmd.receiptNum} is not available`,
-      );
-    }
-    const r = await gateway.void({ gatewayRef: payment.gatewayRef, idempotencyKey: `void:${payment.id}` });
-    if (r.status !== 'Success') {
-      throw new ApiError(409, ERROR_CODES.GATEWAY_ERROR, r.message ?? 'The gateway refused the void');
-    }
-    const at = deps.now().toISOString();
-    await markVoided(tx, payment.id, at, cmd.reason);
-    await insertEvent(
-      tx,
-      caller.org.id,
-      'void',
-      voidWebhookBody(caller.org.guid, done.receiptNum, at),
-      deps.now(),
-    );
-    deps.metrics.voids.inc();
+    await voidLocked(tx, deps, caller, payment, cmd.reason);
     return done;
   });
 }

@@ -89,37 +89,51 @@ export async function insertPayment(tx: Sql, p: NewPayment): Promise<{ id: numbe
 
 export interface PaymentForVoid {
   id: number;
+  receiptNum: string;
   status: PaymentStatus;
   gatewayName: string;
   gatewayRef: string | null;
   voidedAt: Date | null;
 }
 
+interface PaymentForVoidRow {
+  id: string;
+  receipt_num: string;
+  status: PaymentStatus;
+  gateway_name: string;
+  gateway_ref: string | null;
+  voided_at: Date | null;
+}
+
+const toPaymentForVoid = (row: PaymentForVoidRow): PaymentForVoid => ({
+  id: Number(row.id),
+  receiptNum: row.receipt_num,
+  status: row.status,
+  gatewayName: row.gateway_name,
+  gatewayRef: row.gateway_ref,
+  voidedAt: row.voided_at,
+});
+
+const VOID_COLS = 'id, receipt_num, status, gateway_name, gateway_ref, voided_at';
+
 export async function lockPaymentByReceipt(
   tx: Sql,
   orgId: number,
   receiptNum: string,
 ): Promise<PaymentForVoid | null> {
-  const [row] = await tx.query<{
-    id: string;
-    status: PaymentStatus;
-    gateway_name: string;
-    gateway_ref: string | null;
-    voided_at: Date | null;
-  }>(
-    `SELECT id, status, gateway_name, gateway_ref, voided_at FROM payments
-     WHERE org_id = $1 AND upper(receipt_num) = upper($2) FOR UPDATE`,
+  const [row] = await tx.query<PaymentForVoidRow>(
+    `SELECT ${VOID_COLS} FROM payments WHERE org_id = $1 AND upper(receipt_num) = upper($2) FOR UPDATE`,
     [orgId, receiptNum],
   );
-  return row
-    ? {
-        id: Number(row.id),
-        status: row.status,
-        gatewayName: row.gateway_name,
-        gatewayRef: row.gateway_ref,
-        voidedAt: row.voided_at,
-      }
-    : null;
+  return row ? toPaymentForVoid(row) : null;
+}
+
+export async function lockPaymentById(tx: Sql, orgId: number, id: number): Promise<PaymentForVoid | null> {
+  const [row] = await tx.query<PaymentForVoidRow>(
+    `SELECT ${VOID_COLS} FROM payments WHERE org_id = $1 AND id = $2 FOR UPDATE`,
+    [orgId, id],
+  );
+  return row ? toPaymentForVoid(row) : null;
 }
 
 export async function markVoided(tx: Sql, id: number, at: string, reason: string | null): Promise<void> {

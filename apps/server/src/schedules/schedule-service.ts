@@ -1,10 +1,11 @@
 import type { ScheduleCommand, ScheduleResponse } from '@kupah/contracts';
 import { ERROR_CODES, NO_ERROR } from '@kupah/contracts';
+import { computeInstalments, type Instalment, ScheduleTermsError } from '@kupah/schedule';
 import type { Caller } from '../auth/repo.ts';
 import type { Deps } from '../deps.ts';
 import type { GatewayResult, Instrument } from '../gateway/gateway.ts';
 import { validationError } from '../http/errors.ts';
-import { civilDateIn } from '../orgs/settings.ts';
+import { civilDateIn, type OrgSettings } from '../orgs/settings.ts';
 import { accountNumber, type ScheduleFacts, scheduleWebhookBody } from '../outbox/payloads.ts';
 import { insertEvent } from '../outbox/repo.ts';
 import { prepareInstrument } from '../payments/instrument.ts';
@@ -16,12 +17,38 @@ import {
   type ExecutedPayment,
   executePayment,
   underIdempotencyKey,
+  voidInTransaction,
   webhooksFor,
 } from '../payments/payment-service.ts';
 import { scheduleHandlers } from './handling.ts';
 import { insertSchedule, setScheduleInstrumentToken, setScheduleStatus } from './repo.ts';
 
 const major = (minor: number) => minor / 100;
+
+/** The instalment plan of a schedule request (400 when the terms cannot produce it). */
+export function planOf(
+  cmd: Pick<ScheduleCommand, 'frequency' | 'startDate' | 'amounts' | 'specialDays' | 'anniversaryRule'>,
+  settings: Pick<OrgSettings, 'il' | 'shabbatShift'>,
+): Instalment[] {
+  try {
+    return computeInstalments({
+      frequency: cmd.frequency,
+      startDate: cmd.startDate,
+      count: cmd.amounts.count,
+      firstMinor: cmd.amounts.firstMinor,
+      perPaymentMinor: cmd.amounts.perPaymentMinor,
+      il: settings.il,
+      shabbatShift: settings.shabbatShift,
+      specialDays: cmd.specialDays,
+      anniversaryRule: cmd.anniversaryRule,
+    });
+  } catch (err) {
+    if (err instanceof ScheduleTermsError) {
+      throw validationError([{ field: `scheduleDetails.${err.field}`, message: err.message }]);
+    }
+    throw err;
+  }
+}
 const CLOCK_SKEW_MS = 5 * 60_000;
 
 /** When a device took the request: its own date, if within the offline window; else a 400. */
@@ -78,6 +105,7 @@ export async function schedulePayment(
   const prepared = prepareInstrument(cmd, now);
   const { instrument, ...display } = prepared;
   const startsToday = cmd.startDate === today;
+  const plan = planOf(cmd, caller.org.settings);
 
   return deps.db.transaction((tx) =>
     underIdempotencyKey(
@@ -109,6 +137,8 @@ export async function schedulePayment(
           reasons: parties.reasons.map((r) => ({ reasonId: r.reason.id, amountMinor: r.amountMinor })),
           specialDays: cmd.specialDays,
           anniversaryRule: cmd.anniversaryRule,
+          il: caller.org.settings.il,
+          shabbatShift: caller.org.settings.shabbatShift,
           sourceId: caller.type === 'source' ? caller.id : null,
           apiKeyId: caller.type === 'apiKey' ? caller.id : null,
           uniqueTransactionId: cmd.uniqueTransactionId,
@@ -136,7 +166,8 @@ export async function schedulePayment(
             scheduleId: schedule.id,
             instalmentSeq: 1,
             gatewayKey: `${caller.org.guid}:${cmd.uniqueTransactionId}:1`,
-            sendWebhook: webhooksFor(caller),
+            // Internal mode: a payment webhook for every instalment the service charges, the first included.
+            sendWebhook: webhooksFor(caller) || scheduleMode === 'Internal',
           });
           outcome = {
             status: first.status,
@@ -189,14 +220,32 @@ export async function schedulePayment(
           ? { method: cmd.paymentMethodId, token: outcome.token }
           : instrument;
         if (outcome.token) await setScheduleInstrumentToken(tx, schedule.id, outcome.token);
-        await scheduleHandlers[scheduleMode].onCreated(tx, deps, {
+        const handled = await scheduleHandlers[scheduleMode].onCreated(tx, deps, {
           id: schedule.id,
           scheduleNum: schedule.scheduleNum,
-          orgId: caller.org.id,
-          mode: scheduleMode,
+          orgGuid: caller.org.guid,
+          uniqueTransactionId: cmd.uniqueTransactionId,
+          currency: cmd.currency,
           instrument: onFile,
-          firstPaymentCharged: startsToday,
+          plan,
+          firstPaymentId: first?.id ?? null,
+          gateway: deps.gateways.forCaller(caller),
         });
+        if (!handled.ok) {
+          // The recurrence could not be set up: nothing recurs, and a first payment taken is voided.
+          await setScheduleStatus(tx, schedule.id, 'failed');
+          if (first)
+            await voidInTransaction(tx, deps, caller, first.id, 'the recurrence could not be set up');
+          return {
+            ...base,
+            receiptNum: null,
+            scheduleNum: null,
+            scheduleTotal: null,
+            paymentStatus: 'Failed',
+            responseTitle: 'Schedule not created: the recurrence could not be set up',
+            error: { errorCode: handled.code, message: handled.message },
+          } satisfies ScheduleResponse;
+        }
         if (webhooksFor(caller)) {
           const facts: ScheduleFacts = {
             orgGuid: caller.org.guid,

@@ -3,7 +3,6 @@
  * in flight. After restarts every committed event is delivered, and nothing that was never
  * committed is ever sent.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,21 +11,10 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PG_URL, testDatabases } from '../testing/harness.ts';
 import { type Receiver, startReceiver } from '../testing/receiver.ts';
+import { startServerProcess } from '../testing/server-process.ts';
 
-const serverDir = join(import.meta.dirname, '..', '..');
 const ADMIN = 'crash-test-admin-token-0123456789';
 const card = { ccNum: '4242424242424242', expiry: '12/30', cvv: '123' };
-
-async function waitReady(url: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline && child.exitCode === null) {
-    try {
-      if ((await fetch(`${url}/readyz`)).ok) return;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('server did not become ready');
-}
 
 describe.each(await testDatabases())('SIGKILL during deliveries on %s', { timeout: 120_000 }, (kind) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'kupah-crash-'));
@@ -55,27 +43,15 @@ describe.each(await testDatabases())('SIGKILL during deliveries on %s', { timeou
     const port = 30_000 + Math.floor(Math.random() * 20_000);
     const url = `http://127.0.0.1:${port}`;
     const env = {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
       ADMIN_TOKEN: ADMIN,
       LOG_LEVEL: 'silent',
       WEBHOOK_ALLOW_PRIVATE: '1',
       WEBHOOK_LEASE_MS: '1500',
-      INIT_CWD: serverDir,
       ...(kind === 'postgres'
         ? { DATABASE_URL: PG_URL.replace(/\/[^/]*$/, `/${database}`), DATA_DIR: dataDir }
         : { DATABASE_URL: '', DATA_DIR: dataDir }),
     };
-    const start = async () => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-        cwd: serverDir,
-        env,
-        stdio: 'ignore',
-      });
-      await waitReady(url, child);
-      return child;
-    };
+    const start = async () => (await startServerProcess(port, env)).child;
     // biome-ignore lint/suspicious/noExplicitAny: admin answers are read field by field.
     type Json = Record<string, any>;
     const admin = async (method: string, path: string, body?: unknown) =>

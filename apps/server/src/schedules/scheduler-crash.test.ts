@@ -1,0 +1,138 @@
+/**
+ * A real server process in Internal mode, moved through simulated days by its clock file and
+ * killed with SIGKILL again and again while it charges instalments. After the restarts every
+ * instalment due is charged exactly once.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { PG_URL, testDatabases } from '../testing/harness.ts';
+import { startServerProcess } from '../testing/server-process.ts';
+
+const ADMIN = 'scheduler-crash-admin-token-012345';
+
+describe.each(await testDatabases())('scheduler killed mid-run on %s', { timeout: 150_000 }, (kind) => {
+  const dir = mkdtempSync(join(tmpdir(), 'kupah-sched-crash-'));
+  const clockFile = join(dir, 'clock');
+  const database = `kupah_sched_${randomBytes(4).toString('hex')}`;
+  const adminDb = PG_URL.replace(/\/[^/]*$/, '/postgres');
+  afterAll(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    if (kind === 'postgres') {
+      const c = new pg.Client({ connectionString: adminDb });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      await c.end();
+    }
+  });
+
+  it('every due instalment is charged exactly once across kills and restarts', async () => {
+    if (kind === 'postgres') {
+      const c = new pg.Client({ connectionString: adminDb });
+      await c.connect();
+      await c.query(`CREATE DATABASE ${database}`);
+      await c.end();
+    }
+    let now = new Date('2026-11-23T14:00:00Z');
+    writeFileSync(clockFile, now.toISOString());
+    const port = 30_000 + Math.floor(Math.random() * 20_000);
+    const url = `http://127.0.0.1:${port}`;
+    const env = {
+      ADMIN_TOKEN: ADMIN,
+      LOG_LEVEL: 'silent',
+      KUPAH_CLOCK_FILE: clockFile,
+      SCHEDULER_POLL_MS: '50',
+      WEBHOOK_DISPATCHER: '0',
+      DATA_DIR: join(dir, 'data'),
+      DATABASE_URL: kind === 'postgres' ? PG_URL.replace(/\/[^/]*$/, `/${database}`) : '',
+    };
+    const start = async () => (await startServerProcess(port, env)).child;
+    const call = async (method: string, path: string, body: unknown, headers: Record<string, string>) =>
+      (
+        await fetch(`${url}${path}`, {
+          method,
+          headers: { 'content-type': 'application/json', ...headers },
+          body: JSON.stringify(body),
+        })
+      ).json() as Promise<Record<string, unknown>>;
+
+    let child = await start();
+    const org = await call(
+      'POST',
+      '/admin/orgs',
+      { name: 'Sched crash' },
+      { authorization: `Bearer ${ADMIN}` },
+    );
+    await call(
+      'PATCH',
+      `/admin/orgs/${org.orgGuid}/settings`,
+      { scheduleMode: 'Internal', rateLimit: { perSecond: 100_000, burst: 100_000 } },
+      { authorization: `Bearer ${ADMIN}` },
+    );
+    const schedules: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      const r = await call(
+        'POST',
+        '/v1/External/SchedulePayment',
+        {
+          orgGUID: org.orgGuid,
+          currency: 'USD',
+          paymentMethodId: 'Credit_Card',
+          uniqueTransactionId: randomUUID(),
+          card: { ccNum: '4242424242424242', expiry: '12/30', cvv: '123' },
+          scheduleDetails: {
+            frequencyID: 'Daily',
+            startDate: '2026-11-23',
+            totalPaymentsCount: 15,
+            amountPerPayment: 3,
+          },
+        },
+        { apikey: String(org.apiKey) },
+      );
+      expect(r.paymentStatus).toBe('Success');
+      schedules.push(Number(r.scheduleNum));
+    }
+    // Fourteen simulated days; on most of them the process is killed while it charges.
+    for (let day = 1; day <= 14; day++) {
+      now = new Date(now.getTime() + 86_400_000);
+      writeFileSync(clockFile, now.toISOString());
+      if (day % 3 !== 0) {
+        await new Promise((r) => setTimeout(r, 30 + Math.floor(Math.random() * 60)));
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGKILL');
+        await exited;
+        child = await start();
+      }
+    }
+    // Let the last instance catch up, then check through the management API.
+    const deadline = Date.now() + 40_000;
+    let charged = 0;
+    while (Date.now() < deadline) {
+      const list = await fetch(`${url}/v1/External/Schedules?orgGuid=${org.orgGuid}&limit=100`, {
+        headers: { apikey: String(org.apiKey) },
+      }).then((r) => r.json() as Promise<{ schedules: { paymentsCharged: number; status: string }[] }>);
+      charged = list.schedules.reduce((n, s) => n + s.paymentsCharged, 0);
+      if (charged === 12 * 15 && list.schedules.every((s) => s.status === 'completed')) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+    expect(charged).toBe(12 * 15);
+    if (kind === 'postgres') {
+      const c = new pg.Client({ connectionString: env.DATABASE_URL });
+      await c.connect();
+      const { rows } = await c.query(
+        `SELECT schedule_id, instalment_seq, count(*)::int AS n FROM payments WHERE status = 'Success'
+         GROUP BY schedule_id, instalment_seq HAVING count(*) > 1`,
+      );
+      const total = await c.query(`SELECT count(*)::int AS n FROM payments WHERE status = 'Success'`);
+      await c.end();
+      expect(rows).toEqual([]);
+      expect(total.rows[0].n).toBe(12 * 15);
+    }
+  });
+});

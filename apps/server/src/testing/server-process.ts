@@ -1,0 +1,60 @@
+/**
+ * The server as a real child process (`node --import tsx src/main.ts`), for tests that start,
+ * kill and restart it. Resolves once /readyz answers 200.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+export const SERVER_DIR = join(import.meta.dirname, '..', '..');
+
+export interface ServerProcess {
+  child: ChildProcess;
+  url: string;
+  /** Everything it printed so far (stdout and stderr). */
+  output(): string;
+  /** Resolves with the exit code; created at spawn, so an early exit is never missed. */
+  exited: Promise<number | null>;
+  kill(signal: NodeJS.Signals): Promise<number | null>;
+}
+
+export async function startServerProcess(port: number, env: NodeJS.ProcessEnv): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: SERVER_DIR,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', INIT_CWD: SERVER_DIR, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => {
+    out += d;
+  });
+  child.stderr!.on('data', (d) => {
+    out += d;
+  });
+  let gone = false;
+  const exited = new Promise<number | null>((r) =>
+    child.on('exit', (code) => {
+      gone = true;
+      r(code);
+    }),
+  );
+  const url = `http://127.0.0.1:${port}`;
+  const running: ServerProcess = {
+    child,
+    url,
+    output: () => out,
+    exited,
+    async kill(signal) {
+      child.kill(signal);
+      return exited;
+    },
+  };
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline && !gone) {
+    try {
+      if ((await fetch(`${url}/readyz`)).ok) return running;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`the server did not start:\n${out}`);
+}
