@@ -379,7 +379,8 @@ export const scheduleRequest = z
   .transform((v, ctx) => {
     const base = canonicalPayment(v, ctx);
     const terms = scheduleTerms(v.amount, v.scheduleDetails, ctx);
-    checkReasonSplit(base.reasons, terms.amounts.firstMinor, ctx);
+    // Only once the amounts are known: a missing count must not also be reported as a bad split.
+    if (terms.amounts.count > 0) checkReasonSplit(base.reasons, terms.amounts.firstMinor, ctx);
     return {
       ...base,
       ...terms,
