@@ -280,15 +280,16 @@ CREATE TABLE schedule_instalments (
   nominal_date date NOT NULL,
   hebrew_date text NOT NULL,
   amount_minor bigint NOT NULL CHECK (amount_minor > 0),
-  status text NOT NULL CHECK (status IN ('pending', 'charged', 'missed', 'skipped', 'cancelled')),
+  status text NOT NULL CHECK (status IN ('pending', 'paused', 'charged', 'missed', 'skipped', 'cancelled')),
+  -- When to try next: the start of the due date in the org's time zone, or the time of a retry.
+  due_at timestamptz NOT NULL,
   attempts int NOT NULL DEFAULT 0,
-  next_attempt_at timestamptz,
   payment_id bigint REFERENCES payments(id),
   last_error text,
   updated_at timestamptz NOT NULL DEFAULT now(),
   UNIQUE (schedule_id, sequence)
 );
-CREATE INDEX schedule_instalments_due ON schedule_instalments (due_date) WHERE status = 'pending';
+CREATE INDEX schedule_instalments_due ON schedule_instalments (due_at, id) WHERE status = 'pending';
 
 -- At most one successful payment per instalment, whatever happens above the database.
 CREATE UNIQUE INDEX payments_one_success_per_instalment ON payments (schedule_id, instalment_seq)

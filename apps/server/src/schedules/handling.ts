@@ -22,6 +22,8 @@ export interface CreatedSchedule {
   plan: readonly Instalment[];
   /** The first instalment's payment, when it was charged at creation. */
   firstPaymentId: number | null;
+  /** The org's time zone: an instalment falls due at the start of its date there. */
+  timeZone: string;
   gateway: Gateway | null;
 }
 
@@ -42,6 +44,7 @@ async function storePlan(tx: Sql, s: CreatedSchedule): Promise<void> {
       hebrewDate: i.hebrewDate,
       amountMinor: i.amountMinor,
     })),
+    s.timeZone,
   );
   if (s.firstPaymentId !== null) await markInstalmentCharged(tx, s.id, 1, s.firstPaymentId);
 }

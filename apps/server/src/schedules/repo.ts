@@ -106,19 +106,21 @@ export async function insertInstalments(
   tx: Sql,
   scheduleId: number,
   plan: readonly PlannedInstalment[],
+  timeZone: string,
 ): Promise<void> {
   for (let i = 0; i < plan.length; i += 200) {
     const chunk = plan.slice(i, i + 200);
     const values: unknown[] = [];
     const rows = chunk.map((p, j) => {
       values.push(p.sequence, p.dueDate, p.nominalDate, p.hebrewDate, p.amountMinor);
-      const b = j * 5;
-      return `($1, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, 'pending')`;
+      const b = j * 5 + 2;
+      return `($1, $${b + 1}, $${b + 2}::date, $${b + 3}::date, $${b + 4}, $${b + 5}, 'pending', $${b + 2}::timestamp AT TIME ZONE $2)`;
     });
     await tx.query(
-      `INSERT INTO schedule_instalments (schedule_id, sequence, due_date, nominal_date, hebrew_date, amount_minor, status)
+      `INSERT INTO schedule_instalments
+         (schedule_id, sequence, due_date, nominal_date, hebrew_date, amount_minor, status, due_at)
        VALUES ${rows.join(', ')}`,
-      [scheduleId, ...values],
+      [scheduleId, timeZone, ...values],
     );
   }
 }
@@ -131,7 +133,7 @@ export async function markInstalmentCharged(
 ): Promise<void> {
   await tx.query(
     `UPDATE schedule_instalments SET status = 'charged', payment_id = $3, attempts = attempts + 1, last_error = NULL,
-       next_attempt_at = NULL, updated_at = now()
+       updated_at = now()
      WHERE schedule_id = $1 AND sequence = $2`,
     [scheduleId, sequence, paymentId],
   );
@@ -148,8 +150,8 @@ export interface DueInstalment {
 }
 
 /**
- * Lock due instalments of active Internal/Gateway schedules: due on or before the org's civil
- * "today" (its time zone), retry time reached. Rows locked by another scheduler are skipped.
+ * Lock due instalments (their `due_at` reached) straight from the index: rows locked by another
+ * scheduler are skipped. Paused and cancelled schedules have no `pending` instalments.
  */
 export async function claimDueInstalments(tx: Sql, now: Date, limit: number): Promise<DueInstalment[]> {
   const rows = await tx.query<{
@@ -161,15 +163,14 @@ export async function claimDueInstalments(tx: Sql, now: Date, limit: number): Pr
     attempts: number;
     handling_mode: 'Internal' | 'Gateway';
   }>(
-    `SELECT i.id, i.schedule_id, i.sequence, to_char(i.due_date, 'YYYY-MM-DD') AS due_date, i.amount_minor, i.attempts,
+    `WITH due AS (
+       SELECT id FROM schedule_instalments WHERE status = 'pending' AND due_at <= $1
+       ORDER BY due_at, id LIMIT $2 FOR UPDATE SKIP LOCKED
+     )
+     SELECT i.id, i.schedule_id, i.sequence, to_char(i.due_date, 'YYYY-MM-DD') AS due_date, i.amount_minor, i.attempts,
        s.handling_mode
-     FROM schedule_instalments i JOIN schedules s ON s.id = i.schedule_id JOIN orgs o ON o.id = s.org_id
-     WHERE i.status = 'pending' AND s.status = 'active' AND s.handling_mode IN ('Internal', 'Gateway')
-       AND i.due_date <= ($1::timestamptz AT TIME ZONE COALESCE(o.settings->>'timezone', 'America/New_York'))::date
-       AND (i.next_attempt_at IS NULL OR i.next_attempt_at <= $1::timestamptz)
-     ORDER BY i.due_date, i.id
-     LIMIT $2
-     FOR UPDATE OF i, s SKIP LOCKED`,
+     FROM due JOIN schedule_instalments i ON i.id = due.id JOIN schedules s ON s.id = i.schedule_id
+     ORDER BY i.due_at, i.id`,
     [now.toISOString(), limit],
   );
   return rows.map((r) => ({
@@ -183,6 +184,19 @@ export async function claimDueInstalments(tx: Sql, now: Date, limit: number): Pr
   }));
 }
 
+/**
+ * Lock the instalment's schedule without waiting: a schedule being cancelled, paused or changed
+ * right now is `busy` (its instalment is tried again later), so the two never deadlock.
+ */
+export async function tryLockSchedule(tx: Sql, scheduleId: number): Promise<'active' | 'inactive' | 'busy'> {
+  const [row] = await tx.query<{ status: ScheduleStatus }>(
+    'SELECT status FROM schedules WHERE id = $1 FOR UPDATE SKIP LOCKED',
+    [scheduleId],
+  );
+  if (!row) return 'busy';
+  return row.status === 'active' ? 'active' : 'inactive';
+}
+
 export async function markInstalmentFailed(
   tx: Sql,
   id: number,
@@ -192,7 +206,7 @@ export async function markInstalmentFailed(
   await tx.query(
     `UPDATE schedule_instalments SET attempts = attempts + 1, last_error = $2,
        status = CASE WHEN $3::timestamptz IS NULL THEN 'missed' ELSE 'pending' END,
-       next_attempt_at = $3::timestamptz, updated_at = now()
+       due_at = COALESCE($3::timestamptz, due_at), updated_at = now()
      WHERE id = $1`,
     [id, error, retryAt?.toISOString() ?? null],
   );
@@ -203,7 +217,7 @@ export async function completeIfSettled(tx: Sql, scheduleId: number): Promise<bo
   const rows = await tx.query(
     `UPDATE schedules SET status = 'completed', updated_at = now()
      WHERE id = $1 AND status = 'active'
-       AND NOT EXISTS (SELECT 1 FROM schedule_instalments WHERE schedule_id = $1 AND status = 'pending')
+       AND NOT EXISTS (SELECT 1 FROM schedule_instalments WHERE schedule_id = $1 AND status IN ('pending', 'paused'))
      RETURNING id`,
     [scheduleId],
   );
@@ -404,16 +418,17 @@ export async function lockSchedule(
   return row ? { id: Number(row.id), status: row.status, method: row.method } : null;
 }
 
+/** Move instalments between states (pause, resume, cancel); `dueBefore` limits it to earlier dates. */
 export async function setInstalmentsStatus(
   tx: Sql,
   scheduleId: number,
-  from: 'pending',
-  to: 'cancelled' | 'skipped',
-  dueBefore: string | null,
+  from: readonly ('pending' | 'paused')[],
+  to: 'pending' | 'paused' | 'cancelled' | 'skipped',
+  dueBefore: string | null = null,
 ): Promise<number> {
   const rows = await tx.query(
     `UPDATE schedule_instalments SET status = $3, updated_at = now()
-     WHERE schedule_id = $1 AND status = $2 AND ($4::date IS NULL OR due_date < $4::date) RETURNING id`,
+     WHERE schedule_id = $1 AND status = ANY($2::text[]) AND ($4::date IS NULL OR due_date < $4::date) RETURNING id`,
     [scheduleId, from, to, dueBefore],
   );
   return rows.length;

@@ -126,10 +126,12 @@ export async function changeScheduleState(
       );
     }
     await setScheduleStatus(tx, s.id, t.to);
-    if (action === 'cancel') await setInstalmentsStatus(tx, s.id, 'pending', 'cancelled', null);
+    if (action === 'cancel') await setInstalmentsStatus(tx, s.id, ['pending', 'paused'], 'cancelled');
+    if (action === 'pause') await setInstalmentsStatus(tx, s.id, ['pending'], 'paused');
     if (action === 'resume') {
       const today = civilDateIn(deps.now(), caller.org.settings.timezone);
-      await setInstalmentsStatus(tx, s.id, 'pending', 'skipped', today);
+      await setInstalmentsStatus(tx, s.id, ['paused'], 'skipped', today);
+      await setInstalmentsStatus(tx, s.id, ['paused'], 'pending');
     }
   });
   const summary = await findScheduleSummary(deps.db, caller.org.id, scheduleNum);

@@ -229,6 +229,7 @@ export async function schedulePayment(
           instrument: onFile,
           plan,
           firstPaymentId: first?.id ?? null,
+          timeZone: timezone,
           gateway: deps.gateways.forCaller(caller),
         });
         if (!handled.ok) {

@@ -23,6 +23,7 @@ import {
   markInstalmentCharged,
   markInstalmentFailed,
   type ScheduleForCharge,
+  tryLockSchedule,
 } from './repo.ts';
 
 /** A declined instalment is tried again 1 day later, then 2 days after that (3 days after the first try). */
@@ -71,7 +72,15 @@ export function recurringScheduler(deps: Deps, opts: SchedulerOptions = {}) {
   let loops: Promise<void>[] = [];
   const wakers = new Set<() => void>();
 
-  async function charge(tx: Sql, due: DueInstalment): Promise<void> {
+  /** Charge one claimed instalment; false when its schedule is busy (being changed right now). */
+  async function charge(tx: Sql, due: DueInstalment): Promise<boolean> {
+    const lock = await tryLockSchedule(tx, due.scheduleId);
+    if (lock === 'busy') return false;
+    if (lock === 'inactive') {
+      // Cannot happen through the API (pausing and cancelling move the instalments too): never charge it.
+      await markInstalmentFailed(tx, due.id, 'the schedule is not active', null);
+      return true;
+    }
     const now = deps.now();
     const s = await loadScheduleForCharge(tx, due.scheduleId);
     const attempt = due.attempts + 1;
@@ -113,15 +122,15 @@ export function recurringScheduler(deps: Deps, opts: SchedulerOptions = {}) {
       );
     }
     await completeIfSettled(tx, s.id);
+    return true;
   }
 
-  /** Charge one due instalment; false when none is due. */
+  /** Charge one due instalment; false when none is due (or the next one's schedule is busy). */
   async function chargeOne(): Promise<boolean> {
     return db.transaction(async (tx) => {
       const [due] = await claimDueInstalments(tx, deps.now(), 1);
       if (!due) return false;
-      await charge(tx, due);
-      return true;
+      return charge(tx, due);
     });
   }
 
