@@ -57,7 +57,10 @@ export async function runSchedules(opts: SchedulesOptions): Promise<SchedulesRep
     const org = await createOrg(db, 'Bench');
     const [o] = await db.query<{ id: string }>('SELECT id FROM orgs WHERE guid = $1', [org.orgGuid]);
     const [k] = await db.query<{ id: string }>('SELECT id FROM api_keys WHERE org_id = $1', [o!.id]);
-    await db.query(`UPDATE orgs SET settings = settings || '{"scheduleMode":"Internal"}'::jsonb WHERE id = $1`, [o!.id]);
+    await db.query(
+      `UPDATE orgs SET settings = settings || '{"scheduleMode":"Internal"}'::jsonb WHERE id = $1`,
+      [o!.id],
+    );
     // 1,000 Internal schedules with 10 instalments each, all due (seeded directly: the API's own
     // cost is the charge benchmark's business).
     const perSchedule = 10;

@@ -59,7 +59,10 @@ http.createServer((req, res) => {
 
 async function startReceiver(): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['-e', RECEIVER], { env: { ...process.env, PORT: String(port) }, stdio: 'pipe' });
+  const child = spawn(process.execPath, ['-e', RECEIVER], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: 'pipe',
+  });
   await new Promise<void>((resolve, reject) => {
     child.stdout!.once('data', () => resolve());
     child.once('exit', () => reject(new Error('receiver exited')));
@@ -86,7 +89,13 @@ export async function runWebhooks(opts: WebhooksOptions): Promise<WebhooksReport
     const org = await createOrg(db, 'Bench');
     const [o] = await db.query<{ id: string }>('SELECT id FROM orgs WHERE guid = $1', [org.orgGuid]);
     const orgId = Number(o!.id);
-    await upsertWebhookEndpoint(db, orgId, 'payment', `${receiver.url}/hooks`, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
+    await upsertWebhookEndpoint(
+      db,
+      orgId,
+      'payment',
+      `${receiver.url}/hooks`,
+      'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    );
     const deps: Deps = {
       db,
       gateways: gatewayRegistry(sandboxGateway(), null),
@@ -107,7 +116,8 @@ export async function runWebhooks(opts: WebhooksOptions): Promise<WebhooksReport
     process.stderr.write(`webhooks: committing ${opts.events} events…\n`);
     for (let i = 0; i < opts.events; i += 100) {
       await db.transaction(async (tx) => {
-        for (let j = i; j < Math.min(i + 100, opts.events); j++) await insertEvent(tx, orgId, 'payment', payload(j), new Date());
+        for (let j = i; j < Math.min(i + 100, opts.events); j++)
+          await insertEvent(tx, orgId, 'payment', payload(j), new Date());
       });
     }
     const dispatcher = webhookDispatcher(deps, { allowPrivate: true, batchSize: 200, pollMs: 50 });
@@ -116,7 +126,8 @@ export async function runWebhooks(opts: WebhooksOptions): Promise<WebhooksReport
     await dispatcher.start();
     const stopDispatcher = onCleanup('dispatcher', () => dispatcher.stop());
     const deadline = Date.now() + 120_000;
-    while (Object.keys(await stats(receiver.url)).length < opts.events && Date.now() < deadline) await sleep(50);
+    while (Object.keys(await stats(receiver.url)).length < opts.events && Date.now() < deadline)
+      await sleep(50);
     const seconds = (performance.now() - started) / 1000;
     const delivered = Object.keys(await stats(receiver.url)).length;
 
@@ -146,7 +157,9 @@ export async function runWebhooks(opts: WebhooksOptions): Promise<WebhooksReport
       arrived = await stats(receiver.url);
     }
     await stopDispatcher.run();
-    const latencies = [...committedAt].map(([id, at]) => Math.max(0, (arrived[id] ?? Number.NaN) - at)).sort((a, b) => a - b);
+    const latencies = [...committedAt]
+      .map(([id, at]) => Math.max(0, (arrived[id] ?? Number.NaN) - at))
+      .sort((a, b) => a - b);
     const perSecond = Math.round(delivered / seconds);
     const p50 = quantile(latencies, 0.5);
     return {

@@ -69,6 +69,13 @@ export function webhookDispatcher(deps: Deps, opts: DispatcherOptions) {
       allowPrivate: opts.allowPrivate,
     });
     const now = deps.now();
+    const code = r.statusCode;
+    if (code !== null && code >= 200 && code < 300) {
+      await markDelivered(db, d, code, now, { startedAt: sentAt, latencyMs: r.latencyMs, error: null });
+      metrics.webhooksDelivered.inc({ type: d.type });
+      metrics.webhookLatency.observe(Math.max(0, Date.now() - d.eventCreatedAt.getTime()) / 1000);
+      return;
+    }
     await recordAttempt(db, {
       deliveryId: d.id,
       attempt: d.attempt,
@@ -77,13 +84,6 @@ export function webhookDispatcher(deps: Deps, opts: DispatcherOptions) {
       latencyMs: r.latencyMs,
       error: r.error,
     });
-    const code = r.statusCode;
-    if (code !== null && code >= 200 && code < 300) {
-      await markDelivered(db, d, code, now);
-      metrics.webhooksDelivered.inc({ type: d.type });
-      metrics.webhookLatency.observe(Math.max(0, Date.now() - d.eventCreatedAt.getTime()) / 1000);
-      return;
-    }
     const error = r.error ?? `HTTP ${code}`;
     if (code === 410) {
       await disableEndpoint(db, d.endpointId, 'the endpoint answered 410 Gone', now);

@@ -86,21 +86,30 @@ export async function recordAttempt(sql: Sql, a: AttemptRecord): Promise<void> {
   );
 }
 
-/** Success: delivered, and the endpoint is healthy again. Guarded by the attempt number claimed. */
+/**
+ * Success, in one statement: the attempt is recorded, the delivery is delivered (guarded by the
+ * attempt number claimed), and the endpoint's failure streak ends. The endpoint row is written
+ * only when there is a streak to end, so concurrent deliveries do not queue on its lock.
+ */
 export async function markDelivered(
   sql: Sql,
   d: ClaimedDelivery,
   statusCode: number,
   at: Date,
+  attempt: Omit<AttemptRecord, 'deliveryId' | 'attempt' | 'statusCode'>,
 ): Promise<void> {
   await sql.query(
-    `WITH upd AS (
+    `WITH a AS (
+       INSERT INTO webhook_attempts (delivery_id, attempt, started_at, status_code, latency_ms, error)
+       VALUES ($1, $2, $5, $4, $6, NULL)
+     ), upd AS (
        UPDATE webhook_deliveries SET status = 'delivered', delivered_at = $3, last_status_code = $4, last_error = NULL,
          updated_at = now()
        WHERE id = $1 AND attempts = $2 AND status = 'pending' RETURNING endpoint_id
      )
-     UPDATE webhook_endpoints SET failing_since = NULL WHERE id IN (SELECT endpoint_id FROM upd)`,
-    [d.id, d.attempt, at.toISOString(), statusCode],
+     UPDATE webhook_endpoints SET failing_since = NULL
+     WHERE id IN (SELECT endpoint_id FROM upd) AND failing_since IS NOT NULL`,
+    [d.id, d.attempt, at.toISOString(), statusCode, attempt.startedAt.toISOString(), attempt.latencyMs],
   );
 }
 

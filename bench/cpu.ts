@@ -1,0 +1,105 @@
+/**
+ * Where the CPU went during a measured run (Linux /proc; null elsewhere): the server process,
+ * this process (the load generator), PostgreSQL processes, and everything else on the machine.
+ */
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+
+export interface CpuSnapshot {
+  machineBusyMs: number;
+  machineTotalMs: number;
+  serverMs: number;
+  loadGeneratorMs: number;
+  postgresMs: number;
+}
+
+export interface CpuSplit {
+  /** Share of all CPUs busy during the run, percent. */
+  machineBusyPercent: number;
+  /** CPU milliseconds per operation (successful charge, or committed insert), by consumer. */
+  msPerOp: { server: number; loadGenerator: number; postgres: number; other: number; total: number };
+}
+
+let tickMs: number | undefined;
+function msPerTick(): number {
+  if (tickMs === undefined) {
+    let hz = 100;
+    try {
+      hz = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8', timeout: 5_000 }).trim()) || 100;
+    } catch {
+      // keep the Linux default
+    }
+    tickMs = 1000 / hz;
+  }
+  return tickMs;
+}
+
+/** utime + stime of a process, in ms; 0 when it is gone. */
+function processMs(stat: string): number {
+  // The command name (field 2) may contain spaces; fields are counted after its closing parenthesis.
+  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(rest[11]) + Number(rest[12])) * msPerTick();
+}
+
+function readStat(pid: number | string): string | null {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+function postgresMs(): number {
+  let sum = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readStat(entry);
+    if (stat?.includes(' (postgres) ')) sum += processMs(stat);
+  }
+  return sum;
+}
+
+export function cpuSnapshot(serverPid: number | undefined): CpuSnapshot | null {
+  if (process.platform !== 'linux') return null;
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8')
+      .split('\n')[0]!
+      .trim()
+      .split(/\s+/)
+      .slice(1, 9)
+      .map(Number);
+    const total = fields.reduce((a, b) => a + b, 0);
+    const idle = fields[3]! + fields[4]!;
+    const usage = process.cpuUsage();
+    const serverStat = serverPid === undefined ? null : readStat(serverPid);
+    return {
+      machineBusyMs: (total - idle) * msPerTick(),
+      machineTotalMs: total * msPerTick(),
+      serverMs: serverStat ? processMs(serverStat) : 0,
+      loadGeneratorMs: (usage.user + usage.system) / 1000,
+      postgresMs: postgresMs(),
+    };
+  } catch {
+    return null;
+  }
+}
+
+export function cpuSplit(a: CpuSnapshot | null, b: CpuSnapshot | null, charges: number): CpuSplit | null {
+  if (!a || !b || charges <= 0) return null;
+  const per = (ms: number) => Math.round((ms / charges) * 1000) / 1000;
+  const busy = b.machineBusyMs - a.machineBusyMs;
+  const server = b.serverMs - a.serverMs;
+  const loadGenerator = b.loadGeneratorMs - a.loadGeneratorMs;
+  // Backends that exited during the run are missed; ones started during it count in full.
+  const postgres = Math.max(0, b.postgresMs - a.postgresMs);
+  return {
+    machineBusyPercent: Math.round((busy / (b.machineTotalMs - a.machineTotalMs)) * 1000) / 10,
+    msPerOp: {
+      server: per(server),
+      loadGenerator: per(loadGenerator),
+      postgres: per(postgres),
+      other: per(Math.max(0, busy - server - loadGenerator - postgres)),
+      total: per(busy),
+    },
+  };
+}
