@@ -2,6 +2,7 @@
  * Connection factory: PostgreSQL (driver `pg`) when a URL is given, otherwise embedded PGlite.
  * Both speak the same SQL with `$1` parameters; only this folder and `repo.ts` files use it.
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
@@ -72,6 +73,23 @@ async function openPglite(opts: DbOptions): Promise<Db> {
   };
 }
 
+/**
+ * Data statements are sent as named prepared statements: each connection parses and plans one
+ * once, instead of on every call (a measurable share of a charge's database CPU).
+ */
+const PREPARABLE = /^\s*(SELECT|INSERT|UPDATE|DELETE|WITH)\b/i;
+const statementNames = new Map<string, string>();
+function pgQuery(text: string, params: readonly unknown[] | undefined): pg.QueryConfig {
+  const values = params as unknown[] | undefined;
+  if (!PREPARABLE.test(text)) return { text, values };
+  let name = statementNames.get(text);
+  if (!name) {
+    name = `k${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+    statementNames.set(text, name);
+  }
+  return { name, text, values };
+}
+
 async function openPostgres(opts: DbOptions): Promise<Db> {
   const pool = new pg.Pool({
     connectionString: opts.url,
@@ -84,7 +102,7 @@ async function openPostgres(opts: DbOptions): Promise<Db> {
   return {
     kind: 'postgres',
     async query<T>(text: string, params?: readonly unknown[]) {
-      return (await pool.query(text, params as unknown[] | undefined)).rows as T[];
+      return (await pool.query(pgQuery(text, params))).rows as T[];
     },
     async transaction<T>(fn: (tx: Sql) => Promise<T>) {
       const client = await pool.connect();
@@ -92,7 +110,7 @@ async function openPostgres(opts: DbOptions): Promise<Db> {
         await client.query('BEGIN');
         const result = await fn({
           query: async <R>(text: string, params?: readonly unknown[]) =>
-            (await client.query(text, params as unknown[] | undefined)).rows as R[],
+            (await client.query(pgQuery(text, params))).rows as R[],
         });
         await client.query('COMMIT');
         return result;
