@@ -233,6 +233,56 @@ describe.each(await testDatabases())('SchedulePayment on %s', (kind) => {
     ).toBe(1);
   });
 
+  it('SchedulePreview takes the SchedulePayment body, answers civil and Hebrew dates, and stores or charges nothing', async () => {
+    const before = [
+      await count('SELECT count(*)::int AS n FROM schedules'),
+      await count('SELECT count(*)::int AS n FROM payments'),
+    ];
+    const body = chargeBody(h, {
+      uniqueTransactionId: randomUUID(),
+      amount: 180,
+      scheduleDetails: { frequencyID: 'Monthly_Hebrew', startDate: '2026-12-01', totalPaymentsCount: 10 },
+    });
+    const r = await h.request('POST', '/v1/External/SchedulePreview', body, keyAuth(h));
+    expect(r.status).toBe(200);
+    expect(r.body.total).toBe(180);
+    expect(r.body.instalments).toHaveLength(10);
+    expect(r.body.instalments[0]).toEqual({
+      sequence: 1,
+      dueDate: '2026-12-01',
+      hebrewDate: '21 Kislev 5787',
+      hebrewDateHebrew: expect.stringContaining('כ״א'),
+      amount: 18,
+    });
+    // From the original Hebrew day: 21 Tevet, 21 Shvat, … each a Hebrew month later (a Shabbat or
+    // Yom Tov moves a charge to the day before, so the Hebrew day is 21, or 20 when moved).
+    const days = r.body.instalments.map((i: { hebrewDate: string }) => i.hebrewDate.split(' ')[0]);
+    expect(days.every((d: string) => d === '21' || d === '20')).toBe(true);
+    // 5787 is a leap year: Adar I and Adar II are both months of it.
+    const months = r.body.instalments.map((i: { hebrewDate: string }) =>
+      i.hebrewDate.split(' ').slice(1, -1).join(' '),
+    );
+    expect(months).toContain('Adar I');
+    expect(months).toContain('Adar II');
+    expect(new Set(months).size).toBe(10);
+    expect(r.body.instalments.reduce((s: number, i: { amount: number }) => s + i.amount, 0)).toBe(180);
+    expect([
+      await count('SELECT count(*)::int AS n FROM schedules'),
+      await count('SELECT count(*)::int AS n FROM payments'),
+    ]).toEqual(before);
+    const bad = await h.request(
+      'POST',
+      '/v1/External/SchedulePreview',
+      {
+        orgGUID: h.org.orgGuid,
+        scheduleDetails: { frequencyID: 'Yearly', startDate: '2026-12-10', totalPaymentsCount: 2 },
+      },
+      keyAuth(h),
+    );
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.fields[0].field).toBe('scheduleDetails.frequencyID');
+  });
+
   it('stores the handling mode of the organisation (default Integration)', async () => {
     const a = await schedule({ totalPaymentsCount: 2, amountPerPayment: 5, startDate: addDays(today(), 5) });
     await h.admin('PATCH', `/orgs/${h.org.orgGuid}/settings`, { scheduleMode: 'Internal' });
