@@ -1,9 +1,8 @@
 import { expect, test } from 'vitest';
-import { benchmarkEngine, benchmarkEngineDetailed, benchmarkTerms } from './bench-engine.ts';
+import { benchmarkEngineDetailed, benchmarkTerms } from './bench-engine.ts';
 import { computeInstalments } from './index.ts';
 
-test('benchmarkEngine runs mixed schedules and reports milliseconds', () => {
-  expect(benchmarkEngine(50)).toBeGreaterThanOrEqual(0);
+test('the benchmark runs valid, mixed schedules and counts their instalments', () => {
   const r = benchmarkEngineDetailed(320);
   expect(r.schedules).toBe(320);
   expect(r.instalments).toBeGreaterThan(320 * 30);
