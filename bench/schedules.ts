@@ -3,17 +3,12 @@
  * 100,000 mixed schedules (target ≤ 5 s); (2) the recurring scheduler charges 10,000 due
  * instalments on PostgreSQL through the sandbox gateway (target ≤ 30 s), checked for exactly once.
  */
-import pino from 'pino';
 import { createOrg } from '../apps/server/src/admin/admin-service.ts';
 import { openDatabase } from '../apps/server/src/db/database.ts';
 import { migrate } from '../apps/server/src/db/migrations.ts';
-import { installationSecret } from '../apps/server/src/db/server-state.ts';
-import type { Deps } from '../apps/server/src/deps.ts';
-import { gatewayRegistry } from '../apps/server/src/gateway/gateway.ts';
-import { sandboxGateway } from '../apps/server/src/gateway/sandbox-gateway.ts';
-import { createMetrics } from '../apps/server/src/http/metrics.ts';
 import { recurringScheduler } from '../apps/server/src/schedules/scheduler.ts';
 import { benchmarkEngineDetailed } from '../packages/schedule/src/bench-engine.ts';
+import { benchDeps } from './deps.ts';
 import { onCleanup } from './lifecycle.ts';
 import { createBenchDatabase, dropBenchDatabase, withDatabase } from './postgres.ts';
 
@@ -85,14 +80,7 @@ export async function runSchedules(opts: SchedulesOptions): Promise<SchedulesRep
        FROM schedules s, generate_series(1, $1) q WHERE s.org_id = $2`,
       [perSchedule, o!.id],
     );
-    const deps: Deps = {
-      db,
-      gateways: gatewayRegistry(sandboxGateway(), null),
-      now: () => new Date(),
-      logger: pino({ level: 'silent' }),
-      metrics: createMetrics(),
-      requestHashKey: await installationSecret(db, 'request_hash_key'),
-    };
+    const deps = await benchDeps(db);
     const scheduler = recurringScheduler(deps);
     process.stderr.write(`scheduler: charging with ${opts.concurrency} workers…\n`);
     const started = performance.now();

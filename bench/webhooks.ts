@@ -7,18 +7,13 @@
  * Targets (2 cores): ≥ 1,000 deliveries/s, p50 ≤ 200 ms.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import pino from 'pino';
 import { createOrg } from '../apps/server/src/admin/admin-service.ts';
 import { openDatabase } from '../apps/server/src/db/database.ts';
 import { migrate } from '../apps/server/src/db/migrations.ts';
-import { installationSecret } from '../apps/server/src/db/server-state.ts';
-import type { Deps } from '../apps/server/src/deps.ts';
-import { gatewayRegistry } from '../apps/server/src/gateway/gateway.ts';
-import { sandboxGateway } from '../apps/server/src/gateway/sandbox-gateway.ts';
-import { createMetrics } from '../apps/server/src/http/metrics.ts';
 import { upsertWebhookEndpoint } from '../apps/server/src/orgs/repo.ts';
 import { insertEvent } from '../apps/server/src/outbox/repo.ts';
 import { webhookDispatcher } from '../apps/server/src/webhooks/dispatcher.ts';
+import { benchDeps } from './deps.ts';
 import { onCleanup, sleep } from './lifecycle.ts';
 import { createBenchDatabase, dropBenchDatabase, withDatabase } from './postgres.ts';
 import { freePort } from './server.ts';
@@ -96,14 +91,7 @@ export async function runWebhooks(opts: WebhooksOptions): Promise<WebhooksReport
       `${receiver.url}/hooks`,
       'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
     );
-    const deps: Deps = {
-      db,
-      gateways: gatewayRegistry(sandboxGateway(), null),
-      now: () => new Date(),
-      logger: pino({ level: 'silent' }),
-      metrics: createMetrics(),
-      requestHashKey: await installationSecret(db, 'request_hash_key'),
-    };
+    const deps = await benchDeps(db);
     const payload = (i: number) => ({
       orgGuid: org.orgGuid,
       processedDateTime: new Date().toISOString(),

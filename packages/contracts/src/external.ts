@@ -124,6 +124,23 @@ const paymentFields = {
   deviceInfo: deviceInfoInput.nullish(),
 };
 
+/** ACH needs `bankAccount`; every other method needs `card.ccNum`. */
+function requireInstrument(
+  v: { paymentMethodId: string; card?: { ccNum?: string | null } | null; bankAccount?: unknown },
+  ctx: z.RefinementCtx,
+): void {
+  if (v.paymentMethodId === 'ACH') {
+    if (!v.bankAccount)
+      ctx.addIssue({ code: 'custom', path: ['bankAccount'], message: 'is required when paying by ACH' });
+  } else if (!v.card?.ccNum) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['card', 'ccNum'],
+      message: `is required when paying by ${v.paymentMethodId}`,
+    });
+  }
+}
+
 type PaymentFieldsOut = z.output<z.ZodObject<typeof paymentFields>>;
 
 function canonicalPayment(v: PaymentFieldsOut, ctx: z.RefinementCtx) {
@@ -138,16 +155,7 @@ function canonicalPayment(v: PaymentFieldsOut, ctx: z.RefinementCtx) {
     ctx.addIssue({ code: 'custom', path: ['reasons'], message: 'send either reason or reasons, not both' });
   }
   const method = v.paymentMethodId;
-  if (method === 'ACH') {
-    if (!v.bankAccount)
-      ctx.addIssue({ code: 'custom', path: ['bankAccount'], message: 'is required when paying by ACH' });
-  } else if (!v.card?.ccNum) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['card', 'ccNum'],
-      message: `is required when paying by ${method}`,
-    });
-  }
+  requireInstrument(v, ctx);
   return {
     orgGuid,
     note: v.note ?? null,
@@ -738,16 +746,7 @@ export const schedulePaymentMethodRequest = z
   })
   .transform((v, ctx) => {
     const orgGuid = orgFrom(ctx, v, 'orgGuid');
-    if (v.paymentMethodId === 'ACH') {
-      if (!v.bankAccount)
-        ctx.addIssue({ code: 'custom', path: ['bankAccount'], message: 'is required when paying by ACH' });
-    } else if (!v.card?.ccNum) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['card', 'ccNum'],
-        message: `is required when paying by ${v.paymentMethodId}`,
-      });
-    }
+    requireInstrument(v, ctx);
     return {
       orgGuid,
       paymentMethodId: v.paymentMethodId,

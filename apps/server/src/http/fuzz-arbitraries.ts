@@ -5,6 +5,7 @@
  * fast-check prints a failing one readably.
  */
 import { randomUUID } from 'node:crypto';
+import { FREQUENCIES } from '@kupah/contracts';
 import { isValidAbaRouting } from '@kupah/instruments';
 import fc from 'fast-check';
 
@@ -271,22 +272,7 @@ export const METHOD_INPUTS = [
   'Provider_3',
   'Provider_4',
 ] as const;
-export const FREQUENCY_INPUTS = [
-  'Daily',
-  'Weekly',
-  'Every_3rd_week',
-  'Monthly',
-  'Annually',
-  'Monthly_Hebrew',
-  'Annually_Hebrew',
-  'Special_Days',
-  'Yizkor',
-  'Every_4th_week',
-  'Every_2nd_month',
-  'Every_3rd_month',
-  'Every_2nd_Hebrew_month',
-  'Every_3rd_Hebrew_month',
-] as const;
+export const FREQUENCY_INPUTS = FREQUENCIES;
 
 export const badCurrency = unknownEnum(CURRENCY_INPUTS, [
   'usd',
