@@ -50,11 +50,6 @@ export interface BenchmarkResult {
   ms: number;
 }
 
-/** Computes a year of instalments for `n` mixed schedules; returns the elapsed milliseconds. */
-export function benchmarkEngine(n: number): number {
-  return benchmarkEngineDetailed(n).ms;
-}
-
 export function benchmarkEngineDetailed(n: number): BenchmarkResult {
   const started = performance.now();
   let instalments = 0;

@@ -78,13 +78,6 @@ export async function setScheduleStatus(tx: Sql, id: number, status: ScheduleSta
   await tx.query('UPDATE schedules SET status = $2, updated_at = now() WHERE id = $1', [id, status]);
 }
 
-export async function countSchedules(sql: Sql, orgId: number): Promise<number> {
-  const [row] = await sql.query<{ n: number }>('SELECT count(*)::int AS n FROM schedules WHERE org_id = $1', [
-    orgId,
-  ]);
-  return Number(row!.n);
-}
-
 export async function setScheduleInstrumentToken(tx: Sql, id: number, token: string): Promise<void> {
   await tx.query(
     `UPDATE schedules SET instrument = jsonb_set(instrument, '{token}', to_jsonb($2::text)), updated_at = now() WHERE id = $1`,

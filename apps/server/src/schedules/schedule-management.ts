@@ -9,7 +9,7 @@ import type {
   ScheduleSummary,
   schedulePaymentMethodRequest,
 } from '@kupah/contracts';
-import { ERROR_CODES } from '@kupah/contracts';
+import { ERROR_CODES, fromMinorUnits } from '@kupah/contracts';
 import type { z } from 'zod';
 import type { Caller } from '../auth/repo.ts';
 import type { Deps } from '../deps.ts';
@@ -29,8 +29,6 @@ import {
 } from './repo.ts';
 import { planOf } from './schedule-service.ts';
 
-const major = (minor: number) => minor / 100;
-
 export function toScheduleSummary(r: ScheduleSummaryRow): ScheduleSummary {
   return {
     scheduleNum: r.scheduleNum,
@@ -39,9 +37,9 @@ export function toScheduleSummary(r: ScheduleSummaryRow): ScheduleSummary {
     frequency: r.frequency,
     startDate: r.startDate,
     totalPaymentsCount: r.count,
-    scheduleTotal: major(r.totalMinor),
-    firstPaymentAmount: major(r.firstMinor),
-    amountPerPayment: major(r.perPaymentMinor),
+    scheduleTotal: fromMinorUnits(r.totalMinor),
+    firstPaymentAmount: fromMinorUnits(r.firstMinor),
+    amountPerPayment: fromMinorUnits(r.perPaymentMinor),
     currency: r.currency,
     paymentMethod: r.method,
     brand: r.brand,
@@ -73,9 +71,9 @@ export function previewSchedule(
       dueDate: i.dueDate,
       hebrewDate: i.hebrewDate,
       hebrewDateHebrew: i.hebrewDateHebrew,
-      amount: major(i.amountMinor),
+      amount: fromMinorUnits(i.amountMinor),
     })),
-    total: major(cmd.amounts.totalMinor),
+    total: fromMinorUnits(cmd.amounts.totalMinor),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { ScheduleCommand, ScheduleResponse } from '@kupah/contracts';
-import { ERROR_CODES, NO_ERROR } from '@kupah/contracts';
+import { ERROR_CODES, fromMinorUnits, NO_ERROR } from '@kupah/contracts';
 import { computeInstalments, type Instalment, ScheduleTermsError } from '@kupah/schedule';
 import type { Caller } from '../auth/repo.ts';
 import type { Deps } from '../deps.ts';
@@ -22,8 +22,6 @@ import {
 } from '../payments/payment-service.ts';
 import { scheduleHandlers } from './handling.ts';
 import { insertSchedule, setScheduleInstrumentToken, setScheduleStatus } from './repo.ts';
-
-const major = (minor: number) => minor / 100;
 
 /** The instalment plan of a schedule request (400 when the terms cannot produce it). */
 export function planOf(
@@ -195,7 +193,7 @@ export async function schedulePayment(
         const account = parties.donor?.accountNum ?? null;
         const base = {
           receiptNum: first?.receiptNum ?? null,
-          amount: major(amounts.firstMinor),
+          amount: fromMinorUnits(amounts.firstMinor),
           accountId: account ? accountNumber(account) : null,
           accountNum: account,
           currency: cmd.currency,
@@ -269,7 +267,7 @@ export async function schedulePayment(
         return {
           ...base,
           scheduleNum: schedule.scheduleNum,
-          scheduleTotal: major(amounts.totalMinor),
+          scheduleTotal: fromMinorUnits(amounts.totalMinor),
           paymentStatus: 'Success',
           responseTitle: startsToday
             ? 'Schedule created; first payment approved'
