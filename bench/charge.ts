@@ -417,7 +417,7 @@ export function formatCharge(r: ChargeReport): string {
     `  ratio              ${r.ratio}${t.ratio === null ? '' : `   (target ≥ ${t.ratio}: ${target(r.ratio >= t.ratio)})`}`,
     r.cpu === null
       ? '  CPU split          (not available on this platform)'
-      : `  CPU ms per charge  server ${r.cpu.msPerOp.server}, load generator ${r.cpu.msPerOp.loadGenerator}, postgres ${r.cpu.msPerOp.postgres}, other ${r.cpu.msPerOp.other} (machine ${r.cpu.machineBusyPercent}% busy)`,
+      : `  CPU ms per charge  server ${r.cpu.msPerOp.server}, load generator ${r.cpu.msPerOp.loadGenerator}, postgres ${r.cpu.msPerOp.postgres}, other ${r.cpu.msPerOp.other} (machine ${r.cpu.machineBusyPercent}% busy, ${r.cpu.stealPercent}% steal)`,
     `  node ${r.node}, ${r.cpus} CPUs, load average at start ${r.loadAverageAtStart.join(' ')}${r.serverPoolSize === null ? '' : `, server DB_POOL_SIZE ${r.serverPoolSize}`}`,
     r.meetsTargets ? 'all targets met' : `targets missed: ${r.misses.join('; ')}`,
   ];

@@ -8,6 +8,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 export interface CpuSnapshot {
   machineBusyMs: number;
   machineTotalMs: number;
+  /** Time the hypervisor ran something else while this VM wanted a CPU. */
+  stealMs: number;
   serverMs: number;
   loadGeneratorMs: number;
   postgresMs: number;
@@ -16,6 +18,8 @@ export interface CpuSnapshot {
 export interface CpuSplit {
   /** Share of all CPUs busy during the run, percent. */
   machineBusyPercent: number;
+  /** Share of all CPUs stolen by the hypervisor (counted in busy and in `other`), percent. */
+  stealPercent: number;
   /** CPU milliseconds per operation (successful charge, or committed insert), by consumer. */
   msPerOp: { server: number; loadGenerator: number; postgres: number; other: number; total: number };
 }
@@ -75,6 +79,7 @@ export function cpuSnapshot(serverPid: number | undefined): CpuSnapshot | null {
     return {
       machineBusyMs: (total - idle) * msPerTick(),
       machineTotalMs: total * msPerTick(),
+      stealMs: fields[7]! * msPerTick(),
       serverMs: serverStat ? processMs(serverStat) : 0,
       loadGeneratorMs: (usage.user + usage.system) / 1000,
       postgresMs: postgresMs(),
@@ -94,6 +99,7 @@ export function cpuSplit(a: CpuSnapshot | null, b: CpuSnapshot | null, charges: 
   const postgres = Math.max(0, b.postgresMs - a.postgresMs);
   return {
     machineBusyPercent: Math.round((busy / (b.machineTotalMs - a.machineTotalMs)) * 1000) / 10,
+    stealPercent: Math.round(((b.stealMs - a.stealMs) / (b.machineTotalMs - a.machineTotalMs)) * 1000) / 10,
     msPerOp: {
       server: per(server),
       loadGenerator: per(loadGenerator),
