@@ -121,14 +121,27 @@ async function main(argv: string[]): Promise<number> {
     throw err;
   }
 
-  installSignalHandlers();
   // Everything (server start, warm-up, run, counts, inserts, cleanup) is bounded.
-  const stopWatchdog = startWatchdog(
-    (options.warmupSeconds + options.durationSeconds + options.insertSeconds * 1.2 + 240) * 1000,
-  );
+  const bound = (options.warmupSeconds + options.durationSeconds + options.insertSeconds * 1.2 + 240) * 1000;
+  return runReported(name, values, bound, () => runCharge(options), formatCharge);
+}
+
+/**
+ * Run one benchmark under a watchdog, print its report (JSON with --json), and always clean up.
+ * Exit code: 0, or 1 when it failed or, with --check, missed a target.
+ */
+async function runReported<R extends { meetsTargets: boolean }>(
+  name: string,
+  values: ReturnType<typeof parse>['values'],
+  watchdogMs: number,
+  run: () => Promise<R>,
+  format: (r: R) => string,
+): Promise<number> {
+  installSignalHandlers();
+  const stopWatchdog = startWatchdog(watchdogMs);
   try {
-    const report = await runCharge(options);
-    console.log(values.json ? JSON.stringify(report) : formatCharge(report));
+    const report = await run();
+    console.log(values.json ? JSON.stringify(report) : format(report));
     return values.check && !report.meetsTargets ? 1 : 0;
   } catch (err) {
     console.error(`bench: ${name} failed: ${errorText(err)}`);
@@ -161,29 +174,12 @@ async function runOnPostgres(
     console.error(`bench: ${errorText(err)} (see --help)`);
     return 2;
   }
-  installSignalHandlers();
-  const stopWatchdog = startWatchdog(600_000);
-  try {
-    if (name === 'schedules') {
-      const r = await runSchedules({
-        pgUrl,
-        engineSchedules: 100_000,
-        instalments: count,
-        concurrency: workers,
-      });
-      console.log(values.json ? JSON.stringify(r) : formatSchedules(r));
-      return values.check && !r.meetsTargets ? 1 : 0;
-    }
-    const r = await runWebhooks({ pgUrl, events: count, latencyRate: 200, latencySeconds: 10 });
-    console.log(values.json ? JSON.stringify(r) : formatWebhooks(r));
-    return values.check && !r.meetsTargets ? 1 : 0;
-  } catch (err) {
-    console.error(`bench: ${name} failed: ${errorText(err)}`);
-    return 1;
-  } finally {
-    await runCleanups();
-    stopWatchdog();
+  if (name === 'schedules') {
+    const opts = { pgUrl, engineSchedules: 100_000, instalments: count, concurrency: workers };
+    return runReported(name, values, 600_000, () => runSchedules(opts), formatSchedules);
   }
+  const opts = { pgUrl, events: count, latencyRate: 200, latencySeconds: 10 };
+  return runReported(name, values, 600_000, () => runWebhooks(opts), formatWebhooks);
 }
 
 function parse(argv: string[]) {
