@@ -24,10 +24,12 @@ import {
   updateSettings,
 } from './admin-service.ts';
 
-const json = <T extends z.ZodType>(schema: T) =>
-  zValidator('json', schema, (result) => {
+/** Validate a part of the request with `schema`; a failure is the usual 400 naming every field. */
+const valid = <P extends 'json' | 'query', T extends z.ZodType>(part: P, schema: T) =>
+  zValidator(part, schema, (result) => {
     if (!result.success) throw fromZod(result.error as unknown as z.ZodError);
   });
+const json = <T extends z.ZodType>(schema: T) => valid('json', schema);
 
 const webhookUrl = z
   .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
@@ -140,7 +142,7 @@ export function adminRoutes(adminToken: string) {
     )
     .get(
       '/orgs/:org/deliveries',
-      zValidator(
+      valid(
         'query',
         z.object({
           status: z.enum(['pending', 'delivered', 'dead']).optional(),
@@ -148,9 +150,6 @@ export function adminRoutes(adminToken: string) {
           since: z.iso.datetime({ offset: true }).optional(),
           limit: z.coerce.number().int().min(1).max(1000).default(100),
         }),
-        (result) => {
-          if (!result.success) throw fromZod(result.error as unknown as z.ZodError);
-        },
       ),
       async (c) => c.json(await deliveries(c.var.deps.db, c.req.param('org'), c.req.valid('query'))),
     )

@@ -13,7 +13,7 @@ import { ERROR_CODES, fromMinorUnits } from '@kupah/contracts';
 import type { z } from 'zod';
 import type { Caller } from '../auth/repo.ts';
 import type { Deps } from '../deps.ts';
-import { ApiError, notFound, validationError } from '../http/errors.ts';
+import { ApiError, notFound } from '../http/errors.ts';
 import { civilDateIn } from '../orgs/settings.ts';
 import { prepareInstrument } from '../payments/instrument.ts';
 import { assertCurrency, assertSameOrg } from '../payments/payment-service.ts';
@@ -27,7 +27,7 @@ import {
   setScheduleInstrument,
   setScheduleStatus,
 } from './repo.ts';
-import { planOf } from './schedule-service.ts';
+import { assertStartNotPast, planOf } from './schedule-service.ts';
 
 export function toScheduleSummary(r: ScheduleSummaryRow): ScheduleSummary {
   return {
@@ -58,12 +58,7 @@ export function previewSchedule(
 ): SchedulePreviewResponse {
   assertSameOrg(caller, cmd.orgGuid);
   if (cmd.currency) assertCurrency(caller.org, cmd.currency);
-  const today = civilDateIn(deps.now(), caller.org.settings.timezone);
-  if (cmd.startDate < today) {
-    throw validationError([
-      { field: 'scheduleDetails.startDate', message: `is in the past (today is ${today})` },
-    ]);
-  }
+  assertStartNotPast(cmd.startDate, deps.now(), caller.org.settings.timezone);
   const plan = planOf(cmd, caller.org.settings);
   return {
     instalments: plan.map((i) => ({

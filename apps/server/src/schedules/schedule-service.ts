@@ -23,6 +23,17 @@ import {
 import { scheduleHandlers } from './handling.ts';
 import { insertSchedule, setScheduleInstrumentToken, setScheduleStatus } from './repo.ts';
 
+/** 400 unless `startDate` is today or later in the organisation's time zone; returns today. */
+export function assertStartNotPast(startDate: string, at: Date, timezone: string): string {
+  const today = civilDateIn(at, timezone);
+  if (startDate < today) {
+    throw validationError([
+      { field: 'scheduleDetails.startDate', message: `is in the past (today is ${today} in ${timezone})` },
+    ]);
+  }
+  return today;
+}
+
 /** The instalment plan of a schedule request (400 when the terms cannot produce it). */
 export function planOf(
   cmd: Pick<ScheduleCommand, 'frequency' | 'startDate' | 'amounts' | 'specialDays' | 'anniversaryRule'>,
@@ -85,12 +96,7 @@ export async function schedulePayment(
     now,
     caller.org.settings.offline.expiryHours,
   );
-  const today = civilDateIn(takenAt, timezone);
-  if (cmd.startDate < today) {
-    throw validationError([
-      { field: 'scheduleDetails.startDate', message: `is in the past (today is ${today} in ${timezone})` },
-    ]);
-  }
+  const today = assertStartNotPast(cmd.startDate, takenAt, timezone);
   const { amounts } = cmd;
   if (cmd.reasons && amounts.firstMinor !== amounts.perPaymentMinor) {
     throw validationError([
