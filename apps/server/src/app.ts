@@ -20,14 +20,12 @@ import { scheduleRoutes } from './schedules/routes.ts';
 
 export const BODY_LIMIT = 64 * 1024;
 
-/** `v1` or `V1` is accepted in every External path; routes are declared with the interface's spelling. */
-const CANONICAL: Record<string, string> = Object.fromEntries(
+/**
+ * `v1` or `V1` is accepted in every External path. Routes are declared as the interface spells
+ * them: the Save operations with `V1`, everything else with `v1`.
+ */
+const V1_OPERATIONS: Record<string, string> = Object.fromEntries(
   [
-    '/v1/External/Charge',
-    '/v1/External/SchedulePayment',
-    '/v1/External/VoidPayment',
-    '/v1/External/SchedulePreview',
-    '/v1/External/Schedules',
     '/V1/External/SaveDonor',
     '/V1/External/SaveCollector',
     '/V1/External/SaveReason',
@@ -38,10 +36,8 @@ const CANONICAL: Record<string, string> = Object.fromEntries(
 function canonicalPath(request: Request): string {
   const path = getPath(request);
   if (!/^\/[vV]1\/External\//.test(path)) return path;
-  const canonical = CANONICAL[path.toLowerCase()];
-  if (canonical && canonical.slice(3) === path.slice(3)) return canonical;
-  // The schedule management extensions: /v1/External/Schedules/{scheduleNum}/…
-  return path.startsWith('/V1/External/Schedules/') ? `/v1${path.slice(3)}` : path;
+  const declared = V1_OPERATIONS[path.toLowerCase()];
+  return declared && declared.slice(3) === path.slice(3) ? declared : `/v1${path.slice(3)}`;
 }
 
 export interface AppOptions {

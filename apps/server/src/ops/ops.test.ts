@@ -73,6 +73,12 @@ describe('operations endpoints', () => {
   });
 
   it('v1 and V1 both reach every operation', async () => {
+    for (const path of ['/v1/External/Schedules', '/V1/External/Schedules']) {
+      const list = await h.request('GET', `${path}?orgGuid=${h.org.orgGuid}`, undefined, {
+        apikey: h.org.apiKey,
+      });
+      expect(list.status, path).toBe(200);
+    }
     const a = await h.request('POST', '/V1/External/Charge', chargeBody(h), sourceAuth(h));
     expect(a.status).toBe(200);
     const b = await h.request(
