@@ -1,0 +1,161 @@
+/**
+ * The contract between the terminal's durable layer (Dexie outbox, reference cache, pairing,
+ * sync loop: `data/` and `sync/`) and its UI (`store/`, `screens/`). Types only: the UI codes
+ * against this, `createTerminalData()` implements it.
+ */
+import type {
+  ChargeRequestInput,
+  Currency,
+  DeviceSettings,
+  EnvelopeKey,
+  OpResult,
+  PaymentMethodId,
+  RefCampaign,
+  RefPerson,
+  RefReason,
+  ScheduleRequestInput,
+  SyncOperationKind,
+} from '@kupah/contracts';
+
+/** queued → sending → done | declined | error; expired and discarded are final, set on the device. */
+export type OutboxState = 'queued' | 'sending' | 'done' | 'declined' | 'error' | 'expired' | 'discarded';
+
+export interface OutboxItem {
+  /** = opId = the request's uniqueTransactionId (a GUID made at entry). */
+  id: string;
+  /** Short local reference shown to the cashier before a receipt number exists (e.g. "K1-0042"). */
+  localRef: string;
+  kind: SyncOperationKind;
+  state: OutboxState;
+  /** deviceCreatedDate, ISO UTC. */
+  createdAt: string;
+  /** createdAt + the org's expiryHours. */
+  expiresAt: string;
+  amountMinor: number;
+  currency: Currency | null;
+  method: PaymentMethodId | null;
+  /** What the queue screen shows: never a full card number. */
+  display: {
+    donorName: string | null;
+    brand: string | null;
+    last4: string | null;
+    frequency: string | null;
+    collectorAccountNum: string | null;
+  };
+  /** The request without secrets (card number, CVV, bank account and routing numbers). */
+  request: Record<string, unknown>;
+  /** Envelope key id the secrets were sealed with; null when nothing was sealed. */
+  kid: string | null;
+  attempts: number;
+  lastAttemptAt: string | null;
+  /** The server's answer once forwarded. */
+  result: OpResult | null;
+  receiptNum: string | null;
+  scheduleNum: string | null;
+  error: { errorCode: string; message: string } | null;
+  discardReason: string | null;
+}
+
+export interface Pairing {
+  serverUrl: string;
+  deviceId: string;
+  settings: DeviceSettings;
+  encryptionKey: EnvelopeKey;
+  pairedAt: string;
+}
+
+/** Settings the cashier or manager sets on this device. */
+export interface LocalSettings {
+  deviceName: string | null;
+  location: { locationName: string | null; latitude: number | null; longitude: number | null };
+  language: 'en' | 'he';
+  mode: 'cashier' | 'kiosk' | 'collector';
+  /** Collector every donation is attributed to in collector mode. */
+  collectorAccountNum: string | null;
+  /** SHA-256 (hex) of the manager PIN; null = not set. */
+  managerPinHash: string | null;
+  kioskIdleSeconds: number;
+}
+
+export type SyncPhase = 'idle' | 'pushing' | 'pulling' | 'waiting' | 'revoked' | 'unpaired';
+
+export interface SyncStatus {
+  online: boolean;
+  phase: SyncPhase;
+  /** Items sent / items to send in the current run. */
+  progress: { sent: number; total: number } | null;
+  lastSyncAt: string | null;
+  lastError: string | null;
+  /** When the next automatic attempt is due (back-off), ISO. */
+  nextAttemptAt: string | null;
+}
+
+export interface QueueSummary {
+  /** Items not yet forwarded (queued, sending, error-retryable). */
+  pending: number;
+  /** Sum of their amounts per currency, minor units. */
+  pendingTotals: Partial<Record<Currency, number>>;
+  declined: number;
+  expiringSoon: number;
+  expired: number;
+}
+
+/** Why `enqueue` refused an entry (shown to the cashier). */
+export class OutboxRefusal extends Error {
+  constructor(
+    readonly code: 'OVER_PAYMENT_LIMIT' | 'OVER_DEVICE_LIMIT' | 'NOT_PAIRED' | 'INVALID',
+    message: string,
+    readonly fields: { field: string; message: string }[] = [],
+  ) {
+    super(message);
+    this.name = 'OutboxRefusal';
+  }
+}
+
+export type DonationEntry =
+  | { kind: 'charge'; request: Omit<ChargeRequestInput, 'uniqueTransactionId' | 'orgGUID' | 'orgGuid'> }
+  | { kind: 'schedule'; request: Omit<ScheduleRequestInput, 'uniqueTransactionId' | 'orgGUID' | 'orgGuid'> };
+
+export interface TerminalData {
+  // Pairing
+  getPairing(): Promise<Pairing | null>;
+  pair(serverUrl: string, pairingCode: string, deviceName: string | null): Promise<Pairing>;
+  unpair(): Promise<void>;
+
+  // Local settings
+  getLocalSettings(): Promise<LocalSettings>;
+  saveLocalSettings(patch: Partial<LocalSettings>): Promise<LocalSettings>;
+
+  // Outbox
+  /**
+   * Validates (contracts + instruments), enforces the offline limits when offline, seals the
+   * secrets, writes the item durably, then asks the sync loop to forward it. Throws OutboxRefusal.
+   */
+  enqueue(entry: DonationEntry): Promise<OutboxItem>;
+  /** Queue a void of a forwarded payment. */
+  enqueueVoid(receiptNum: string, reason: string | null): Promise<OutboxItem>;
+  /** Queue a donor save (SaveDonor body without orgGUID). */
+  enqueueDonor(request: Record<string, unknown>): Promise<OutboxItem>;
+  /** Resolves when the item reaches a final state or `timeoutMs` passes (then the current item). */
+  waitForResult(id: string, timeoutMs: number): Promise<OutboxItem>;
+  listOutbox(filter?: { states?: OutboxState[]; limit?: number }): Promise<OutboxItem[]>;
+  summary(): Promise<QueueSummary>;
+  retry(id: string): Promise<void>;
+  discard(id: string, reason: string): Promise<void>;
+  /** Called on every change of the outbox (for live lists). Returns an unsubscribe function. */
+  onOutboxChange(listener: () => void): () => void;
+
+  // Reference data (offline cache)
+  searchDonors(query: string, limit?: number): Promise<RefPerson[]>;
+  campaigns(): Promise<RefCampaign[]>;
+  reasons(): Promise<RefReason[]>;
+  collectors(): Promise<RefPerson[]>;
+
+  // Sync
+  syncNow(): Promise<void>;
+  syncStatus(): SyncStatus;
+  onSyncStatus(listener: (s: SyncStatus) => void): () => void;
+  /** Start the loop (online events, timer); idempotent. */
+  start(): void;
+  stop(): void;
+}

@@ -1,0 +1,238 @@
+/**
+ * Device sync: pairing, push (the terminal's outbox) and pull (reference data), shared by the
+ * terminal and the server. A pushed operation carries an External API request body (as an
+ * integrator would send it) with its card or bank fields removed and sealed in an envelope
+ * under the server's public key; the server opens the envelope, puts the fields back, and runs
+ * the same service an External API call runs.
+ */
+import { z } from 'zod';
+import { CURRENCIES, guid, isGuid, optText, SCHEDULE_HANDLING_MODES, str, utcDateTime } from './common.ts';
+import { fieldError } from './errors.ts';
+
+const b64url = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .regex(/^[A-Za-z0-9_-]*$/, 'must be base64url');
+
+// ---------------------------------------------------------------------------------------------
+// Envelope
+
+/** A public P-256 key as a JWK (what the server hands to devices). */
+export const envelopePublicJwk = z.object({
+  kty: z.literal('EC'),
+  crv: z.literal('P-256'),
+  x: b64url(64),
+  y: b64url(64),
+});
+export type EnvelopePublicJwk = z.infer<typeof envelopePublicJwk>;
+
+export const envelopeKey = z.object({
+  kid: str(64).min(1),
+  jwk: envelopePublicJwk,
+});
+export type EnvelopeKey = z.infer<typeof envelopeKey>;
+
+/**
+ * Sealed data: ECDH P-256 (ephemeral key `epk` with the server's key `kid`) → HKDF-SHA-256 →
+ * AES-256-GCM. The additional data binds the box to one device and one operation.
+ */
+export const sealedBox = z.object({
+  v: z.literal(1),
+  kid: str(64).min(1),
+  epk: z.object({ x: b64url(64), y: b64url(64) }),
+  iv: b64url(32),
+  ct: b64url(8192),
+});
+export type SealedBox = z.infer<typeof sealedBox>;
+
+/** The additional authenticated data of an operation's box. */
+export const sealAad = (deviceId: string, opId: string): string => `kupah/v1/${deviceId}/${opId}`;
+
+/** What is sealed: the fields of a request the device must not keep in clear. */
+export const sealedSecrets = z.object({
+  card: z.object({ ccNum: str(80).nullish(), cvv: str(8).nullish() }).nullish(),
+  bankAccount: z.object({ accountNum: str(64).nullish(), routingNum: str(32).nullish() }).nullish(),
+});
+export type SealedSecrets = z.infer<typeof sealedSecrets>;
+
+// ---------------------------------------------------------------------------------------------
+// Settings a device receives
+
+export const deviceSettings = z.object({
+  orgGuid: guid(),
+  orgName: z.string(),
+  currencies: z.array(z.enum(CURRENCIES)).min(1),
+  scheduleMode: z.enum(SCHEDULE_HANDLING_MODES),
+  timezone: z.string(),
+  il: z.boolean(),
+  sandbox: z.boolean(),
+  deviceName: z.string(),
+  offline: z.object({
+    /** Largest single payment the device may take while offline, in minor units. */
+    perPaymentMinor: z.number().int().positive(),
+    /** Largest total the device may hold unsent, in minor units (all currencies together). */
+    totalMinor: z.number().int().positive(),
+    /** A queued item not forwarded within this many hours is not charged. */
+    expiryHours: z.number().positive(),
+  }),
+  /** Preset amounts for the amount screen, in minor units. */
+  presetsMinor: z.array(z.number().int().positive()).max(12),
+  /** Percentage the donor may add to cover the processing fee (0 = not offered). */
+  coverFeePercent: z.number().min(0).max(10),
+});
+export type DeviceSettings = z.infer<typeof deviceSettings>;
+
+// ---------------------------------------------------------------------------------------------
+// Reference data (pull)
+
+export const refCampaign = z.object({
+  campaignNum: z.number().int(),
+  name: z.string().nullable(),
+  friendlyName: z.string().nullable(),
+});
+export const refReason = z.object({
+  reasonNum: z.number().int(),
+  name: z.string().nullable(),
+  nameHebrew: z.string().nullable(),
+  campaignNum: z.number().int().nullable(),
+});
+export const refPerson = z.object({
+  accountNum: z.string(),
+  title: z.string().nullable(),
+  firstName: z.string().nullable(),
+  lastName: z.string().nullable(),
+  firstNameHebrew: z.string().nullable(),
+  lastNameHebrew: z.string().nullable(),
+  phones: z.array(z.string()),
+  emails: z.array(z.string()),
+});
+export type RefCampaign = z.infer<typeof refCampaign>;
+export type RefReason = z.infer<typeof refReason>;
+export type RefPerson = z.infer<typeof refPerson>;
+
+export const pullQuery = z.object({
+  cursor: str(512).optional(),
+  limit: z.coerce.number().int().min(1).max(2000).optional(),
+});
+
+export const pullResponse = z
+  .object({
+    /** Opaque; send it back to get what changed since. */
+    cursor: z.string(),
+    /** More changes are waiting: pull again at once. */
+    more: z.boolean(),
+    settings: deviceSettings,
+    encryptionKey: envelopeKey,
+    campaigns: z.array(refCampaign),
+    reasons: z.array(refReason),
+    collectors: z.array(refPerson),
+    donors: z.array(refPerson),
+    serverTime: z.string(),
+  })
+  .meta({ id: 'DevicePullResponse' });
+export type PullResponse = z.infer<typeof pullResponse>;
+
+// ---------------------------------------------------------------------------------------------
+// Pairing
+
+export const pairRequest = z
+  .object({
+    pairingCode: str(32).min(1, 'is required'),
+    deviceName: optText(),
+    appVersion: str(64).nullish(),
+  })
+  .meta({ id: 'DevicePairRequest' });
+export type PairRequest = z.input<typeof pairRequest>;
+
+export const pairResponse = z
+  .object({
+    deviceId: z.string(),
+    /** The device's source credential (`Authorization` GUID). Shown once; keep it encrypted. */
+    credential: z.string().refine(isGuid),
+    settings: deviceSettings,
+    encryptionKey: envelopeKey,
+    /** The first page of reference data. */
+    pull: pullResponse,
+  })
+  .meta({ id: 'DevicePairResponse' });
+export type PairResponse = z.infer<typeof pairResponse>;
+
+// ---------------------------------------------------------------------------------------------
+// Push
+
+export const SYNC_OPERATION_KINDS = ['charge', 'schedule', 'saveDonor', 'void'] as const;
+export type SyncOperationKind = (typeof SYNC_OPERATION_KINDS)[number];
+
+export const syncOperation = z.object({
+  /** Made on the device at entry; also the request's uniqueTransactionId. A GUID. */
+  opId: z.string().refine(isGuid, 'must be a GUID'),
+  kind: z.enum(SYNC_OPERATION_KINDS),
+  /** When the cashier took it, on the device's clock (UTC). */
+  deviceCreatedDate: utcDateTime(),
+  /**
+   * The External API body (Charge, SchedulePayment, SaveDonor or VoidPayment) without the sealed
+   * fields. Validated by the server with the operation's own schema once the secrets are back.
+   */
+  request: z.record(z.string(), z.unknown()),
+  sealed: sealedBox.nullish(),
+});
+export type SyncOperation = z.infer<typeof syncOperation>;
+
+export const MAX_PUSH_OPERATIONS = 100;
+
+export const pushRequest = z
+  .object({
+    deviceId: str(64),
+    appVersion: str(64).nullish(),
+    /** The device's queue as it is before this push (observability and key retirement). */
+    queue: z.object({
+      depth: z.number().int().min(0),
+      totalMinor: z.number().int().min(0),
+      /** Queued items per envelope key id. */
+      byKid: z.record(z.string(), z.number().int().min(0)).optional(),
+    }),
+    operations: z
+      .array(syncOperation)
+      .min(1, 'must have at least one operation')
+      .max(MAX_PUSH_OPERATIONS, `must have at most ${MAX_PUSH_OPERATIONS} operations`),
+  })
+  .meta({ id: 'DevicePushRequest' });
+export type PushRequest = z.infer<typeof pushRequest>;
+
+export const OP_STATUSES = ['Success', 'Declined', 'Error'] as const;
+export type OpStatus = (typeof OP_STATUSES)[number];
+
+export const opResult = z.object({
+  opId: z.string(),
+  kind: z.enum(SYNC_OPERATION_KINDS),
+  status: z.enum(OP_STATUSES),
+  /** True when sending it again may succeed (server busy, in progress); false when it is final. */
+  retryable: z.boolean(),
+  receiptNum: z.string().nullable(),
+  scheduleNum: z.string().nullable(),
+  accountNum: z.string().nullable(),
+  error: z
+    .object({ errorCode: z.string(), message: z.string(), fields: z.array(fieldError).optional() })
+    .nullable(),
+});
+export type OpResult = z.infer<typeof opResult>;
+
+export const pushResponse = z
+  .object({
+    results: z.array(opResult),
+    serverTime: z.string(),
+    /** The key new items should be sealed with (changes when the server's key is rotated). */
+    encryptionKey: envelopeKey,
+  })
+  .meta({ id: 'DevicePushResponse' });
+export type PushResponse = z.infer<typeof pushResponse>;
+
+/** Error codes particular to device sync. */
+export const DEVICE_ERROR_CODES = {
+  DEVICE_REVOKED: 'DEVICE_REVOKED',
+  PAIRING_CODE_INVALID: 'PAIRING_CODE_INVALID',
+  OFFLINE_EXPIRED: 'OFFLINE_EXPIRED',
+  ENVELOPE_UNKNOWN_KEY: 'ENVELOPE_UNKNOWN_KEY',
+  ENVELOPE_INVALID: 'ENVELOPE_INVALID',
+} as const;
