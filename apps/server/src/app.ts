@@ -11,6 +11,8 @@ import { getPath } from 'hono/utils/url';
 import { adminRoutes } from './admin/routes.ts';
 import { catalogRoutes } from './catalog/routes.ts';
 import type { Deps } from './deps.ts';
+import { deviceRoutes } from './devices/routes.ts';
+import { terminalRoutes } from './devices/terminal-web.ts';
 import type { AppEnv } from './http/env.ts';
 import { ApiError, fromZod } from './http/errors.ts';
 import { tokenBuckets } from './http/rate-limit.ts';
@@ -19,6 +21,9 @@ import { peopleRoutes } from './people/routes.ts';
 import { scheduleRoutes } from './schedules/routes.ts';
 
 export const BODY_LIMIT = 64 * 1024;
+/** A device push carries up to 100 operations with their sealed card data. */
+export const PUSH_BODY_LIMIT = 1024 * 1024;
+const PUSH_PATH = '/v1/Device/Sync/Push';
 
 /**
  * `v1` or `V1` is accepted in every External path. Routes are declared as the interface spells
@@ -42,6 +47,8 @@ function canonicalPath(request: Request): string {
 
 export interface AppOptions {
   adminToken: string;
+  /** The terminal's web build (apps/terminal/dist/renderer), served at /terminal/. */
+  terminalDir?: string;
   /** Served at /readyz: false while shutting down. */
   isReady?: () => boolean;
 }
@@ -76,14 +83,16 @@ export function createApp(deps: Deps, opts: AppOptions) {
       'request',
     );
   });
-  app.use(
+  const limitTo = (maxSize: number) =>
     bodyLimit({
-      maxSize: BODY_LIMIT,
+      maxSize,
       onError: () => {
-        throw new ApiError(413, ERROR_CODES.PAYLOAD_TOO_LARGE, `The body is over ${BODY_LIMIT / 1024} KiB`);
+        throw new ApiError(413, ERROR_CODES.PAYLOAD_TOO_LARGE, `The body is over ${maxSize / 1024} KiB`);
       },
-    }),
-  );
+    });
+  const externalLimit = limitTo(BODY_LIMIT);
+  const pushLimit = limitTo(PUSH_BODY_LIMIT);
+  app.use((c, next) => (c.req.path === PUSH_PATH ? pushLimit(c, next) : externalLimit(c, next)));
 
   app.onError((err, c) => {
     if (err instanceof ApiError) {
@@ -143,6 +152,8 @@ export function createApp(deps: Deps, opts: AppOptions) {
   app.route('/', scheduleRoutes(buckets));
   app.route('/', peopleRoutes(buckets));
   app.route('/', catalogRoutes(buckets));
+  app.route('/', deviceRoutes(buckets));
+  if (opts.terminalDir) app.route('/', terminalRoutes(opts.terminalDir));
   app.route('/admin', adminRoutes(opts.adminToken));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'SourceGuid', {

@@ -26,6 +26,10 @@ const env = z.object({
     .transform((v) => v === '1' || v === 'true'),
   /** How long a claimed delivery is leased before another instance may retry it (after a crash). */
   WEBHOOK_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
+  /** The terminal's web build served at /terminal/ (default: apps/terminal/dist/renderer). */
+  TERMINAL_DIR: z.string().optional(),
+  /** Tests only: the sandbox gateway journals what it charged to this file (and reads it back). */
+  SANDBOX_GATEWAY_JOURNAL: z.string().optional(),
   /** Tests only: the service's clock reads the instant written in this file. */
   KUPAH_CLOCK_FILE: z.string().optional(),
   /** 0 disables this instance's recurring scheduler (another instance charges). */

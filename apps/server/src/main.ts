@@ -2,6 +2,7 @@
  * Process entry: config → database (+ migrations, demo org) → HTTP → graceful shutdown on SIGTERM.
  */
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import pino from 'pino';
 import { createOrg } from './admin/admin-service.ts';
@@ -79,7 +80,7 @@ async function main() {
 
   const deps: Deps = {
     db,
-    gateways: gatewayRegistry(sandboxGateway(), null),
+    gateways: gatewayRegistry(sandboxGateway({ journalFile: config.SANDBOX_GATEWAY_JOURNAL }), null),
     now: clock(config.KUPAH_CLOCK_FILE),
     logger,
     metrics: createMetrics(),
@@ -94,7 +95,9 @@ async function main() {
   if (config.SCHEDULER) scheduler.start();
 
   let ready = true;
-  const app = createApp(deps, { adminToken: adminToken(config), isReady: () => ready });
+  const terminalDir =
+    config.TERMINAL_DIR ?? fileURLToPath(new URL('../../terminal/dist/renderer/', import.meta.url));
+  const app = createApp(deps, { adminToken: adminToken(config), isReady: () => ready, terminalDir });
   const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
     logger.info({ port: info.port, database: db.kind }, `listening on http://127.0.0.1:${info.port}`);
   });

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { CURRENCIES, guid, isGuid, optText, SCHEDULE_HANDLING_MODES, str, utcDateTime } from './common.ts';
-import { fieldError } from './errors.ts';
+import { ERROR_CODES, fieldError } from './errors.ts';
 
 const b64url = (max: number) =>
   z
@@ -228,11 +228,11 @@ export const pushResponse = z
   .meta({ id: 'DevicePushResponse' });
 export type PushResponse = z.infer<typeof pushResponse>;
 
-/** Error codes particular to device sync. */
+/** Error codes particular to device sync (also in ERROR_CODES). */
 export const DEVICE_ERROR_CODES = {
-  DEVICE_REVOKED: 'DEVICE_REVOKED',
-  PAIRING_CODE_INVALID: 'PAIRING_CODE_INVALID',
-  OFFLINE_EXPIRED: 'OFFLINE_EXPIRED',
-  ENVELOPE_UNKNOWN_KEY: 'ENVELOPE_UNKNOWN_KEY',
-  ENVELOPE_INVALID: 'ENVELOPE_INVALID',
+  DEVICE_REVOKED: ERROR_CODES.DEVICE_REVOKED,
+  PAIRING_CODE_INVALID: ERROR_CODES.PAIRING_CODE_INVALID,
+  OFFLINE_EXPIRED: ERROR_CODES.OFFLINE_EXPIRED,
+  ENVELOPE_UNKNOWN_KEY: ERROR_CODES.ENVELOPE_UNKNOWN_KEY,
+  ENVELOPE_INVALID: ERROR_CODES.ENVELOPE_INVALID,
 } as const;

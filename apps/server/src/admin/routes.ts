@@ -7,6 +7,8 @@ import { zValidator } from '@hono/zod-validator';
 import { CURRENCIES, ERROR_CODES, SCHEDULE_HANDLING_MODES, str } from '@kupah/contracts';
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { createDevice, listOrgDevices, revokeOrgDevice } from '../devices/device-service.ts';
+import { listKeys, retireKey, rotateKey } from '../devices/envelope-keys.ts';
 import type { AppEnv } from '../http/env.ts';
 import { ApiError, fromZod } from '../http/errors.ts';
 import { isValidTimeZone } from '../orgs/settings.ts';
@@ -61,6 +63,12 @@ export const settingsPatch = z
         perPaymentMinor: z.number().int().positive(),
         totalMinor: z.number().int().positive(),
         expiryHours: z.number().positive().max(72),
+      })
+      .optional(),
+    terminal: z
+      .object({
+        presetsMinor: z.array(z.number().int().positive()).max(12),
+        coverFeePercent: z.number().min(0).max(10),
       })
       .optional(),
   })
@@ -181,5 +189,27 @@ export function adminRoutes(adminToken: string) {
     .get('/orgs/:org/events', async (c) => c.json(await adminEvents(c.var.deps.db, c.req.param('org'))))
     .post('/orgs/:org/sources/revoke', json(z.object({ sourceGuid: str(256).min(1) })), async (c) =>
       c.json(await revoke(c.var.deps.db, c.req.param('org'), 'source', c.req.valid('json').sourceGuid)),
+    )
+    .post(
+      '/orgs/:org/devices',
+      json(z.object({ name: str(256).min(1), sandbox: z.boolean().default(false) })),
+      async (c) => {
+        const { name, sandbox } = c.req.valid('json');
+        const { db, now } = c.var.deps;
+        return c.json(await createDevice(db, c.req.param('org'), name, sandbox, now()), 201);
+      },
+    )
+    .get('/orgs/:org/devices', async (c) =>
+      c.json(await listOrgDevices(c.var.deps.db, c.req.param('org'), c.var.deps.now())),
+    )
+    .post('/orgs/:org/devices/:device/revoke', async (c) =>
+      c.json(
+        await revokeOrgDevice(c.var.deps.db, c.req.param('org'), c.req.param('device'), c.var.deps.now()),
+      ),
+    )
+    .get('/envelope-keys', async (c) => c.json(await listKeys(c.var.deps.db)))
+    .post('/envelope-keys/rotate', async (c) => c.json(await rotateKey(c.var.deps.db), 201))
+    .post('/envelope-keys/:kid/retire', async (c) =>
+      c.json(await retireKey(c.var.deps.db, c.req.param('kid'))),
     );
 }

@@ -113,6 +113,23 @@ const amountMinor = z
   })
   .pipe(z.number().int().positive('must be more than 0'));
 
+const amountList = z
+  .string()
+  .transform((s) =>
+    s
+      .split(',')
+      .map((a) => a.trim())
+      .filter(Boolean),
+  )
+  .pipe(z.array(amountMinor).min(1, 'must name at least one amount').max(12, 'must name at most 12 amounts'));
+
+const percent = z
+  .string()
+  .trim()
+  .regex(/^\d+(\.\d+)?$/, 'must be a number such as 0, 2.5 or 3')
+  .transform(Number)
+  .pipe(z.number().min(0).max(10, 'must be at most 10'));
+
 const serverUrl = z
   .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://127.0.0.1:8787' })
   .transform((s) => s.replace(/\/+$/, ''));
@@ -253,6 +270,16 @@ const COMMANDS: Record<string, { summary: string; commands: Record<string, Comma
             value: 'N',
             help: 'hours an offline payment may wait to sync (at most 72)',
           },
+          presets: {
+            schema: amountList.optional(),
+            value: 'LIST',
+            help: "terminals' preset amounts, comma-separated, e.g. 18,36,54,100,180",
+          },
+          'cover-fee': {
+            schema: percent.optional(),
+            value: 'PERCENT',
+            help: 'percentage a donor may add to cover fees on terminals (0 = not offered)',
+          },
         },
         async run(v, { api }) {
           const patch: SettingsPatch = {
@@ -272,13 +299,16 @@ const COMMANDS: Record<string, { summary: string; commands: Record<string, Comma
             totalMinor: v['offline-total'],
             expiryHours: v['offline-expiry-hours'],
           };
+          const terminal = { presetsMinor: v.presets, coverFeePercent: v['cover-fee'] };
           const given = (o: object) => Object.values(o).filter((x) => x !== undefined).length;
-          if (given(patch) + given(rate) + given(offline) === 0) {
+          if (given(patch) + given(rate) + given(offline) + given(terminal) === 0) {
             throw new UsageError('org settings: give at least one setting to change (see --help)');
           }
           const partial = (o: object) => given(o) > 0 && given(o) < Object.keys(o).length;
           const current =
-            partial(rate) || partial(offline) ? ((await api('GET', org(v.org))) as OrgView).settings : null;
+            partial(rate) || partial(offline) || partial(terminal)
+              ? ((await api('GET', org(v.org))) as OrgView).settings
+              : null;
           if (given(rate) > 0) {
             patch.rateLimit = {
               perSecond: rate.perSecond ?? current!.rateLimit.perSecond,
@@ -290,6 +320,12 @@ const COMMANDS: Record<string, { summary: string; commands: Record<string, Comma
               perPaymentMinor: offline.perPaymentMinor ?? current!.offline.perPaymentMinor,
               totalMinor: offline.totalMinor ?? current!.offline.totalMinor,
               expiryHours: offline.expiryHours ?? current!.offline.expiryHours,
+            };
+          }
+          if (given(terminal) > 0) {
+            patch.terminal = {
+              presetsMinor: terminal.presetsMinor ?? current!.terminal.presetsMinor,
+              coverFeePercent: terminal.coverFeePercent ?? current!.terminal.coverFeePercent,
             };
           }
           const body = Object.fromEntries(Object.entries(patch).filter(([, x]) => x !== undefined));
@@ -346,6 +382,48 @@ const COMMANDS: Record<string, { summary: string; commands: Record<string, Comma
           source: { schema: text(), value: 'GUID', help: 'the sourceGuid to revoke (required)' },
         },
         run: (v, { api }) => api('POST', `${org(v.org)}/sources/revoke`, { sourceGuid: v.source }),
+      }),
+    },
+  },
+  device: {
+    summary: 'terminals: pairing codes, the devices list (last seen, queue), revocation, envelope keys',
+    commands: {
+      create: command({
+        summary: 'Create a device and print its one-time pairing code (valid 15 minutes).',
+        flags: {
+          org: orgFlag,
+          name: { schema: text(), value: 'NAME', help: 'device name, e.g. "Kiosk 1" (required)' },
+          sandbox: switchFlag('a sandbox device (sandbox gateway); default live'),
+        },
+        run: (v, { api }) => api('POST', `${org(v.org)}/devices`, { name: v.name, sandbox: v.sandbox }),
+      }),
+      list: command({
+        summary: 'List devices: status, last seen, app version, queue depth and total at the last sync.',
+        flags: { org: orgFlag },
+        run: (v, { api }) => api('GET', `${org(v.org)}/devices`),
+      }),
+      revoke: command({
+        summary: 'Revoke a device: its pushes are refused from now on (DEVICE_REVOKED).',
+        flags: {
+          org: orgFlag,
+          device: { schema: text(64), value: 'ID', help: 'the deviceId (dev_...) to revoke (required)' },
+        },
+        run: (v, { api }) => api('POST', `${org(v.org)}/devices/${encodeURIComponent(v.device)}/revoke`),
+      }),
+      keys: command({
+        summary: 'List envelope keys, and the devices still holding items sealed under each.',
+        flags: {},
+        run: (_v, { api }) => api('GET', '/envelope-keys'),
+      }),
+      'rotate-key': command({
+        summary: 'Make a new envelope key; older keys keep opening what devices still hold.',
+        flags: {},
+        run: (_v, { api }) => api('POST', '/envelope-keys/rotate'),
+      }),
+      'retire-key': command({
+        summary: 'Retire an old envelope key (refused while a device still holds items sealed under it).',
+        flags: { kid: { schema: text(64), value: 'KID', help: 'the key id to retire (required)' } },
+        run: (v, { api }) => api('POST', `/envelope-keys/${encodeURIComponent(v.kid)}/retire`),
       }),
     },
   },

@@ -296,6 +296,72 @@ CREATE UNIQUE INDEX payments_one_success_per_instalment ON payments (schedule_id
   WHERE schedule_id IS NOT NULL AND status IN ('Success', 'Voided');
 `,
   },
+  {
+    version: 4,
+    name: 'devices',
+    sql: `
+-- The server's envelope keys (ECDH P-256): devices seal card and bank fields under the public key.
+CREATE TABLE envelope_keys (
+  kid text PRIMARY KEY,
+  public_jwk jsonb NOT NULL,
+  private_jwk jsonb NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  retired_at timestamptz
+);
+
+-- A paired terminal: made with a short-lived pairing code, then holding a device source credential.
+CREATE TABLE devices (
+  id bigserial PRIMARY KEY,
+  device_id text NOT NULL UNIQUE,
+  org_id bigint NOT NULL REFERENCES orgs(id),
+  name text NOT NULL,
+  sandbox boolean NOT NULL,
+  pairing_code_hash text UNIQUE,
+  pairing_expires_at timestamptz,
+  source_id bigint REFERENCES sources(id),
+  paired_at timestamptz,
+  revoked_at timestamptz,
+  last_seen_at timestamptz,
+  app_version text,
+  queue_depth int,
+  queue_total_minor bigint,
+  queue_by_kid jsonb,
+  last_push_ops int,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX devices_org ON devices (org_id, created_at);
+CREATE UNIQUE INDEX devices_source ON devices (source_id) WHERE source_id IS NOT NULL;
+
+-- Incremental pull: each reference row carries the id of the transaction that last wrote it. A
+-- pull returns rows of transactions that have all finished (below the snapshot's xmin), so a
+-- transaction that commits late is never skipped.
+CREATE FUNCTION touch_change_xid() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  NEW.change_xid := pg_current_xact_id();
+  RETURN NEW;
+END $$;
+ALTER TABLE campaigns ADD COLUMN change_xid xid8;
+ALTER TABLE reasons ADD COLUMN change_xid xid8;
+ALTER TABLE collectors ADD COLUMN change_xid xid8;
+ALTER TABLE donors ADD COLUMN change_xid xid8;
+UPDATE campaigns SET change_xid = pg_current_xact_id();
+UPDATE reasons SET change_xid = pg_current_xact_id();
+UPDATE collectors SET change_xid = pg_current_xact_id();
+UPDATE donors SET change_xid = pg_current_xact_id();
+ALTER TABLE campaigns ALTER COLUMN change_xid SET NOT NULL;
+ALTER TABLE reasons ALTER COLUMN change_xid SET NOT NULL;
+ALTER TABLE collectors ALTER COLUMN change_xid SET NOT NULL;
+ALTER TABLE donors ALTER COLUMN change_xid SET NOT NULL;
+CREATE TRIGGER campaigns_change BEFORE INSERT OR UPDATE ON campaigns FOR EACH ROW EXECUTE FUNCTION touch_change_xid();
+CREATE TRIGGER reasons_change BEFORE INSERT OR UPDATE ON reasons FOR EACH ROW EXECUTE FUNCTION touch_change_xid();
+CREATE TRIGGER collectors_change BEFORE INSERT OR UPDATE ON collectors FOR EACH ROW EXECUTE FUNCTION touch_change_xid();
+CREATE TRIGGER donors_change BEFORE INSERT OR UPDATE ON donors FOR EACH ROW EXECUTE FUNCTION touch_change_xid();
+CREATE INDEX campaigns_change ON campaigns (org_id, change_xid, id);
+CREATE INDEX reasons_change ON reasons (org_id, change_xid, id);
+CREATE INDEX collectors_change ON collectors (org_id, change_xid, id);
+CREATE INDEX donors_change ON donors (org_id, change_xid, id);
+`,
+  },
 ];
 
 const LOCK_ID = 727_172_001;

@@ -4,6 +4,7 @@
  * and keeps nothing but idempotency results in memory.
  */
 import { randomBytes } from 'node:crypto';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { type SandboxOutcome, sandboxOutcome } from '@kupah/instruments';
 import type { Gateway, GatewayResult, Instrument } from './gateway.ts';
 
@@ -30,13 +31,31 @@ function outcomeOf(instrument: Instrument): SandboxOutcome {
 
 const hex = (n: number) => randomBytes(n).toString('hex');
 
-export function sandboxGateway(opts: { rememberResults?: number } = {}): Gateway {
+/**
+ * `journalFile` (tests only): every new result is appended to this file before it is returned,
+ * and the file is read back at start, so the sandbox keeps its idempotency across a SIGKILL and
+ * restart as a real gateway does, and a test can count exactly what was charged.
+ */
+export function sandboxGateway(opts: { rememberResults?: number; journalFile?: string } = {}): Gateway {
   const limit = opts.rememberResults ?? 100_000;
   const seen = new Map<string, GatewayResult>();
+  const journal = opts.journalFile;
+  if (journal && existsSync(journal)) {
+    for (const line of readFileSync(journal, 'utf8').split('\n')) {
+      const tab = line.indexOf('\t');
+      // A line cut short by a kill was never answered: its charge did not happen.
+      if (tab > 0) {
+        try {
+          seen.set(line.slice(0, tab), JSON.parse(line.slice(tab + 1)) as GatewayResult);
+        } catch {}
+      }
+    }
+  }
   const once = (key: string, make: () => GatewayResult): GatewayResult => {
     const prior = seen.get(key);
     if (prior) return prior;
     const result = make();
+    if (journal) appendFileSync(journal, `${key}\t${JSON.stringify(result)}\n`);
     seen.set(key, result);
     if (seen.size > limit) seen.delete(seen.keys().next().value!);
     return result;

@@ -32,6 +32,12 @@ export function createMetrics() {
       labelNames: ['gateway'] as const,
       registers: [registry],
     }),
+    deviceOperations: new Counter({
+      name: 'kupah_device_operations_total',
+      help: 'Operations pushed by devices, by kind and result',
+      labelNames: ['kind', 'status'] as const,
+      registers: [registry],
+    }),
     rateLimited: new Counter({
       name: 'kupah_rate_limited_total',
       help: 'Requests refused by the per-credential rate limit',

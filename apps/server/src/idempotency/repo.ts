@@ -53,6 +53,20 @@ export async function completeKey(
   );
 }
 
+/** The stored answer of a finished request under `key`, or null. */
+export async function findCompletedKey(
+  sql: Sql,
+  orgId: number,
+  key: string,
+): Promise<{ operation: string; body: unknown } | null> {
+  const [row] = await sql.query<{ operation: string; response: unknown }>(
+    `SELECT operation, response FROM idempotency_keys
+      WHERE org_id = $1 AND key = $2 AND status_code IS NOT NULL`,
+    [orgId, key],
+  );
+  return row ? { operation: row.operation, body: row.response } : null;
+}
+
 /** Forget keys older than `days` (at least 30 by decision). */
 export async function purgeKeys(sql: Sql, days: number): Promise<number> {
   const rows = await sql.query(

@@ -18,6 +18,16 @@ export const orgSettings = z.object({
       expiryHours: z.number().positive().default(72),
     })
     .default({ perPaymentMinor: 100_000, totalMinor: 1_000_000, expiryHours: 72 }),
+  /** What paired terminals offer: preset amounts (minor units) and a cover-the-fee percentage. */
+  terminal: z
+    .object({
+      presetsMinor: z
+        .array(z.number().int().positive())
+        .max(12)
+        .default([1800, 3600, 5400, 10_000, 18_000, 36_000]),
+      coverFeePercent: z.number().min(0).max(10).default(0),
+    })
+    .default({ presetsMinor: [1800, 3600, 5400, 10_000, 18_000, 36_000], coverFeePercent: 0 }),
 });
 export type OrgSettings = z.infer<typeof orgSettings>;
 

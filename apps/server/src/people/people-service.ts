@@ -6,9 +6,10 @@
 import type { CollectorRecord, DonorRecord, PersonPatch } from '@kupah/contracts';
 import { ERROR_CODES } from '@kupah/contracts';
 import type { Caller } from '../auth/repo.ts';
+import type { Sql } from '../db/database.ts';
 import type { Deps } from '../deps.ts';
 import { ApiError, notFound, validationError } from '../http/errors.ts';
-import { assertSameOrg } from '../payments/payment-service.ts';
+import { assertSameOrg, underIdempotencyKey } from '../payments/payment-service.ts';
 import {
   ACCOUNT_PREFIX,
   insertPerson,
@@ -106,9 +107,13 @@ function toRecord(kind: PersonKind, orgGuid: string, p: Person): DonorRecord | C
 
 async function savePerson(deps: Deps, caller: Caller, kind: PersonKind, patch: PersonPatch): Promise<Person> {
   assertSameOrg(caller, patch.orgGuid);
+  return deps.db.transaction((tx) => savePersonIn(tx, caller, kind, patch));
+}
+
+async function savePersonIn(tx: Sql, caller: Caller, kind: PersonKind, patch: PersonPatch): Promise<Person> {
   const orgId = caller.org.id;
   const idPattern = new RegExp(`^${ACCOUNT_PREFIX[kind]}\\d{1,15}$`, 'i');
-  return deps.db.transaction(async (tx) => {
+  {
     if (patch.id === '') {
       const fields = mergePerson(kind, EMPTY, patch);
       assertNamePair(fields);
@@ -138,11 +143,30 @@ async function savePerson(deps: Deps, caller: Caller, kind: PersonKind, patch: P
     const fields = mergePerson(kind, EMPTY, patch);
     assertNamePair(fields);
     return insertPerson(tx, kind, orgId, patch.id.toUpperCase(), fields);
-  });
+  }
 }
 
 export async function saveDonor(deps: Deps, caller: Caller, patch: PersonPatch): Promise<DonorRecord> {
   return toRecord('donor', caller.org.guid, await savePerson(deps, caller, 'donor', patch));
+}
+
+/**
+ * SaveDonor under an idempotency key (device sync: a donor queued offline and sent again after a
+ * lost answer must not be created twice).
+ */
+export async function saveDonorOnce(
+  deps: Deps,
+  caller: Caller,
+  patch: PersonPatch,
+  key: string,
+  requestHash: string,
+): Promise<DonorRecord> {
+  assertSameOrg(caller, patch.orgGuid);
+  return deps.db.transaction((tx) =>
+    underIdempotencyKey(tx, caller.org.id, key, 'SaveDonor', requestHash, async () =>
+      toRecord('donor', caller.org.guid, await savePersonIn(tx, caller, 'donor', patch)),
+    ),
+  );
 }
 
 export async function saveCollector(

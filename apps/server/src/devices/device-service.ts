@@ -1,0 +1,543 @@
+/**
+ * Device sync: pairing a terminal, the operations it pushes from its outbox, and the reference
+ * data it pulls. A pushed operation runs through the same services as the External API (one path
+ * for money) under its own opId as idempotency key, so a replayed batch answers the same again
+ * and charges nothing twice.
+ */
+import { randomInt } from 'node:crypto';
+import {
+  chargeRequest,
+  DEVICE_ERROR_CODES,
+  type DeviceSettings,
+  ERROR_CODES,
+  type OpResult,
+  type PullResponse,
+  type PushRequest,
+  type PushResponse,
+  type pairRequest,
+  type SealedSecrets,
+  type SyncOperation,
+  saveDonorRequest,
+  scheduleRequest,
+  sealAad,
+  sealedSecrets,
+  voidRequest,
+} from '@kupah/contracts';
+import { EnvelopeError } from '@kupah/envelope';
+import type { z } from 'zod';
+import { requireOrg } from '../admin/admin-service.ts';
+import { hashCredential, maskCredential, newSourceGuid } from '../auth/credentials.ts';
+import { type Caller, findSourceCaller, insertSource } from '../auth/repo.ts';
+import type { Db } from '../db/database.ts';
+import type { Deps } from '../deps.ts';
+import { ApiError, fromZod, notFound } from '../http/errors.ts';
+import { requestHash } from '../http/request-hash.ts';
+import { findCompletedKey } from '../idempotency/repo.ts';
+import type { Org } from '../orgs/repo.ts';
+import { charge, voidPayment } from '../payments/payment-service.ts';
+import { saveDonorOnce } from '../people/people-service.ts';
+import { schedulePayment } from '../schedules/schedule-service.ts';
+import { currentEnvelopeKey, envelopeOpener } from './envelope-keys.ts';
+import {
+  type DeviceRow,
+  findDeviceBySourceHash,
+  insertDevice,
+  listDevices,
+  lockDeviceByPairingCode,
+  markPaired,
+  type PullPosition,
+  pullChanges,
+  recordSeen,
+  revokeDevice,
+  touchSeen,
+} from './repo.ts';
+
+export const PAIRING_TTL_MS = 15 * 60_000;
+/** No 0/O, 1/I/L: codes are read aloud and typed by hand. */
+const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
+const CODE_LENGTH = 8;
+/** Operations of one push run at once (each in its own transaction). */
+const PUSH_CONCURRENCY = 8;
+const PULL_PAGE = 500;
+
+export interface DeviceContext {
+  caller: Caller;
+  device: DeviceRow;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pairing codes and device administration
+
+function newPairingCode(): string {
+  let s = '';
+  for (let i = 0; i < CODE_LENGTH; i++) s += CODE_ALPHABET[randomInt(CODE_ALPHABET.length)];
+  return `${s.slice(0, 4)}-${s.slice(4)}`;
+}
+
+/** Case, spaces and dashes do not matter when the code is typed. */
+const normaliseCode = (code: string): string => code.toUpperCase().replace(/[^A-Z0-9]/g, '');
+
+function newDeviceId(): string {
+  let s = '';
+  for (let i = 0; i < 10; i++) s += CODE_ALPHABET[randomInt(CODE_ALPHABET.length)];
+  return `dev_${s.toLowerCase()}`;
+}
+
+export async function createDevice(db: Db, orgGuid: string, name: string, sandbox: boolean, now: Date) {
+  const org = await requireOrg(db, orgGuid);
+  const pairingCode = newPairingCode();
+  const expiresAt = new Date(now.getTime() + PAIRING_TTL_MS);
+  const device = await insertDevice(db, {
+    deviceId: newDeviceId(),
+    orgId: org.id,
+    name,
+    sandbox,
+    codeHash: hashCredential(normaliseCode(pairingCode)),
+    expiresAt,
+  });
+  return {
+    orgGuid: org.guid,
+    deviceId: device.deviceId,
+    name,
+    sandbox,
+    pairingCode,
+    expiresAt: expiresAt.toISOString(),
+  };
+}
+
+function describeDevice(d: DeviceRow, now: Date) {
+  let status: 'waiting for pairing' | 'pairing code expired' | 'paired' | 'revoked';
+  if (d.revokedAt) status = 'revoked';
+  else if (d.pairedAt) status = 'paired';
+  else
+    status = d.pairingExpiresAt && d.pairingExpiresAt > now ? 'waiting for pairing' : 'pairing code expired';
+  return {
+    deviceId: d.deviceId,
+    name: d.name,
+    status,
+    sandbox: d.sandbox,
+    pairedAt: d.pairedAt?.toISOString() ?? null,
+    lastSeenAt: d.lastSeenAt?.toISOString() ?? null,
+    appVersion: d.appVersion,
+    queueDepth: d.queueDepth,
+    queueTotalMinor: d.queueTotalMinor,
+    queueByKid: d.queueByKid,
+    lastPushOperations: d.lastPushOps,
+    revokedAt: d.revokedAt?.toISOString() ?? null,
+  };
+}
+
+export async function listOrgDevices(db: Db, orgGuid: string, now: Date) {
+  const org = await requireOrg(db, orgGuid);
+  return { orgGuid: org.guid, devices: (await listDevices(db, org.id)).map((d) => describeDevice(d, now)) };
+}
+
+export async function revokeOrgDevice(db: Db, orgGuid: string, deviceId: string, now: Date) {
+  const org = await requireOrg(db, orgGuid);
+  const device = await db.transaction((tx) => revokeDevice(tx, org.id, deviceId));
+  if (!device) throw notFound(`Device ${deviceId}`);
+  return { orgGuid: org.guid, device: describeDevice(device, now) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Authentication of a device's requests
+
+/** The device of a credential: 401 unknown, 403 DEVICE_REVOKED when the organisation revoked it. */
+export async function deviceOf(db: Db, credential: string): Promise<DeviceContext> {
+  const guidHash = hashCredential(credential);
+  const found = await findDeviceBySourceHash(db, guidHash);
+  if (!found) throw new ApiError(401, ERROR_CODES.UNAUTHORIZED, 'The device credential is unknown');
+  if (found.device.revokedAt || found.sourceRevoked) {
+    throw new ApiError(
+      403,
+      DEVICE_ERROR_CODES.DEVICE_REVOKED,
+      'This device was revoked by the organisation: nothing more is accepted from it. Pair it again with a new code.',
+    );
+  }
+  const caller = await findSourceCaller(db, guidHash);
+  if (!caller) throw new ApiError(401, ERROR_CODES.UNAUTHORIZED, 'The device credential is unknown');
+  return { caller, device: found.device };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Settings, pairing and pull
+
+function settingsFor(org: Org, device: { name: string; sandbox: boolean }): DeviceSettings {
+  const s = org.settings;
+  return {
+    orgGuid: org.guid,
+    orgName: org.name,
+    currencies: org.currencies,
+    scheduleMode: s.scheduleMode,
+    timezone: s.timezone,
+    il: s.il,
+    sandbox: device.sandbox,
+    deviceName: device.name,
+    offline: s.offline,
+    presetsMinor: s.terminal.presetsMinor,
+    coverFeePercent: s.terminal.coverFeePercent,
+  };
+}
+
+const START: PullPosition = { xid: '0', rank: -1, id: 0 };
+
+function encodeCursor(p: PullPosition): string {
+  return Buffer.from(JSON.stringify([p.xid, p.rank, p.id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string | undefined): PullPosition {
+  if (!cursor) return START;
+  try {
+    const [xid, rank, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    if (typeof xid === 'string' && /^\d{1,20}$/.test(xid) && Number.isInteger(rank) && Number.isInteger(id)) {
+      return { xid, rank: rank as number, id: id as number };
+    }
+  } catch {
+    // fall through
+  }
+  throw new ApiError(400, ERROR_CODES.VALIDATION_FAILED, 'The pull cursor is not one this server gave', [
+    { field: 'cursor', message: 'is not a cursor from a previous pull; omit it to start again' },
+  ]);
+}
+
+async function pullFor(deps: Deps, ctx: DeviceContext, cursor: string | undefined, limit: number) {
+  const from = decodeCursor(cursor);
+  const rows = await pullChanges(deps.db, ctx.caller.org.id, from, limit);
+  // Exhausted: the next pull starts at the horizon (every older transaction has been read).
+  const next: PullPosition = rows.more && rows.last ? rows.last : { xid: rows.horizon, rank: -1, id: 0 };
+  if (!rows.more && rows.last && BigInt(rows.last.xid) >= BigInt(rows.horizon)) next.xid = rows.last.xid;
+  return {
+    cursor: encodeCursor(next),
+    more: rows.more,
+    settings: settingsFor(ctx.caller.org, ctx.device),
+    encryptionKey: await currentEnvelopeKey(deps.db),
+    campaigns: rows.campaigns,
+    reasons: rows.reasons,
+    collectors: rows.collectors,
+    donors: rows.donors,
+    serverTime: deps.now().toISOString(),
+  } satisfies PullResponse;
+}
+
+export async function pull(
+  deps: Deps,
+  ctx: DeviceContext,
+  cursor: string | undefined,
+  limit: number | undefined,
+): Promise<PullResponse> {
+  await touchSeen(deps.db, ctx.device.id);
+  return pullFor(deps, ctx, cursor, limit ?? PULL_PAGE);
+}
+
+const pairingRefused = () =>
+  new ApiError(
+    400,
+    DEVICE_ERROR_CODES.PAIRING_CODE_INVALID,
+    'The pairing code is unknown, already used or expired: ask for a new one (npm run admin -- device create)',
+    [{ field: 'pairingCode', message: 'is unknown, already used or expired' }],
+  );
+
+export async function pairDevice(deps: Deps, req: z.output<typeof pairRequest>) {
+  const codeHash = hashCredential(normaliseCode(req.pairingCode));
+  const now = deps.now();
+  const credential = newSourceGuid();
+  const device = await deps.db.transaction(async (tx) => {
+    const d = await lockDeviceByPairingCode(tx, codeHash);
+    if (!d || d.revokedAt || d.pairedAt || !d.pairingExpiresAt || d.pairingExpiresAt <= now) return null;
+    const name = req.deviceName?.trim() || d.name;
+    const sourceId = await insertSource(
+      tx,
+      d.orgId,
+      hashCredential(credential),
+      maskCredential(credential),
+      name,
+      'device',
+      d.sandbox,
+    );
+    await markPaired(tx, d.id, sourceId, req.appVersion ?? null);
+    return d;
+  });
+  if (!device) throw pairingRefused();
+  const ctx = await deviceOf(deps.db, credential);
+  const first = await pullFor(deps, ctx, undefined, PULL_PAGE);
+  return {
+    deviceId: device.deviceId,
+    credential,
+    settings: first.settings,
+    encryptionKey: first.encryptionKey,
+    pull: first,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Push
+
+const CLEAR_SECRETS: [string, string][] = [
+  ['card', 'ccNum'],
+  ['card', 'cvv'],
+  ['bankAccount', 'accountNum'],
+  ['bankAccount', 'routingNum'],
+];
+
+class OpFailure extends Error {
+  constructor(
+    readonly errorCode: string,
+    message: string,
+    readonly retryable = false,
+    readonly fields?: { field: string; message: string }[],
+  ) {
+    super(message);
+  }
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The request with the opened secrets put back, and the device's facts filled in. */
+function fullRequest(
+  op: SyncOperation,
+  secrets: SealedSecrets | null,
+  ctx: DeviceContext,
+): Record<string, unknown> {
+  const req: Record<string, unknown> = structuredClone(op.request);
+  for (const [group, field] of CLEAR_SECRETS) {
+    const g = req[group];
+    if (isRecord(g) && g[field] != null && g[field] !== '') {
+      throw new OpFailure(
+        ERROR_CODES.VALIDATION_FAILED,
+        `${group}.${field} must be sealed, never sent in clear by a device`,
+        false,
+        [{ field: `${group}.${field}`, message: 'must be in the sealed envelope' }],
+      );
+    }
+  }
+  if (secrets?.card) req.card = { ...(isRecord(req.card) ? req.card : {}), ...secrets.card };
+  if (secrets?.bankAccount) {
+    req.bankAccount = { ...(isRecord(req.bankAccount) ? req.bankAccount : {}), ...secrets.bankAccount };
+  }
+  if (req.orgGUID === undefined && req.orgGuid === undefined) req.orgGUID = ctx.caller.org.guid;
+  if (op.kind === 'charge' || op.kind === 'schedule') {
+    const sent = req.uniqueTransactionId;
+    if (sent !== undefined && String(sent).toLowerCase() !== op.opId.toLowerCase()) {
+      throw new OpFailure(ERROR_CODES.VALIDATION_FAILED, 'uniqueTransactionId must equal the opId', false, [
+        { field: 'uniqueTransactionId', message: 'must equal the operation opId' },
+      ]);
+    }
+    req.uniqueTransactionId = op.opId;
+    const info = isRecord(req.deviceInfo) ? req.deviceInfo : {};
+    req.deviceInfo = {
+      ...info,
+      deviceName: info.deviceName ?? ctx.device.name,
+      deviceCreatedDate: op.deviceCreatedDate,
+    };
+  }
+  return req;
+}
+
+async function openSecrets(deps: Deps, op: SyncOperation, ctx: DeviceContext): Promise<SealedSecrets | null> {
+  if (!op.sealed) return null;
+  const opener = await envelopeOpener(deps.db);
+  let value: unknown;
+  try {
+    value = await opener.open(op.sealed, sealAad(ctx.device.deviceId, op.opId));
+  } catch (err) {
+    if (err instanceof EnvelopeError && err.code === 'UNKNOWN_KEY') {
+      throw new OpFailure(
+        DEVICE_ERROR_CODES.ENVELOPE_UNKNOWN_KEY,
+        `The envelope key ${op.sealed.kid} is not known to this server (retired?)`,
+      );
+    }
+    if (err instanceof EnvelopeError) {
+      throw new OpFailure(
+        DEVICE_ERROR_CODES.ENVELOPE_INVALID,
+        'The sealed card or bank data could not be opened: it was altered or belongs to another item',
+      );
+    }
+    throw err;
+  }
+  const parsed = sealedSecrets.safeParse(value);
+  if (!parsed.success) {
+    throw new OpFailure(DEVICE_ERROR_CODES.ENVELOPE_INVALID, 'The sealed data has the wrong shape');
+  }
+  return parsed.data;
+}
+
+function parseOrFail<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) {
+    const e = fromZod(parsed.error);
+    throw new OpFailure(e.code, e.message, false, e.fields);
+  }
+  return parsed.data;
+}
+
+const blank = (op: SyncOperation): Omit<OpResult, 'status' | 'retryable' | 'error'> => ({
+  opId: op.opId,
+  kind: op.kind,
+  receiptNum: null,
+  scheduleNum: null,
+  accountNum: null,
+});
+
+/** The op result of a service's answer (also of a stored answer replayed after expiry). */
+function resultOf(op: SyncOperation, body: unknown): OpResult {
+  const b = (isRecord(body) ? body : {}) as Record<string, unknown>;
+  const err = isRecord(b.error) ? b.error : null;
+  const error =
+    err && typeof err.errorCode === 'string'
+      ? { errorCode: err.errorCode, message: String(err.message ?? '') }
+      : null;
+  const str = (v: unknown) => (v === null || v === undefined ? null : String(v));
+  switch (op.kind) {
+    case 'charge': {
+      const status =
+        b.paymentStatus === 'Success' || b.paymentStatus === 'Declined' ? b.paymentStatus : 'Error';
+      return {
+        ...blank(op),
+        status,
+        retryable: false,
+        receiptNum: str(b.receiptNum),
+        accountNum: str(b.accountNum),
+        error: status === 'Success' ? null : error,
+      };
+    }
+    case 'schedule': {
+      const ok = b.paymentStatus === 'Success';
+      return {
+        ...blank(op),
+        status: ok ? 'Success' : 'Declined',
+        retryable: false,
+        receiptNum: str(b.receiptNum),
+        scheduleNum: str(b.scheduleNum),
+        accountNum: str(b.accountNum),
+        error: ok ? null : error,
+      };
+    }
+    case 'saveDonor':
+      return { ...blank(op), status: 'Success', retryable: false, accountNum: str(b.donorId), error: null };
+    case 'void':
+      return {
+        ...blank(op),
+        status: 'Success',
+        retryable: false,
+        receiptNum: str(b.receiptNum),
+        error: null,
+      };
+  }
+}
+
+async function runOperation(deps: Deps, ctx: DeviceContext, op: SyncOperation): Promise<OpResult> {
+  const { caller } = ctx;
+  const hoursOld = (deps.now().getTime() - new Date(op.deviceCreatedDate).getTime()) / 3_600_000;
+  if (
+    (op.kind === 'charge' || op.kind === 'schedule') &&
+    hoursOld > caller.org.settings.offline.expiryHours
+  ) {
+    // Forwarded before it expired and answered, but the answer was lost: the same answer again.
+    const stored = await findCompletedKey(deps.db, caller.org.id, op.opId);
+    if (stored) return resultOf(op, stored.body);
+    throw new OpFailure(
+      DEVICE_ERROR_CODES.OFFLINE_EXPIRED,
+      `Taken offline ${Math.floor(hoursOld)} hours ago, more than the ${caller.org.settings.offline.expiryHours} hours allowed: not charged`,
+    );
+  }
+  const secrets = await openSecrets(deps, op, ctx);
+  const body = fullRequest(op, secrets, ctx);
+  const hash = () => requestHash(body, deps.requestHashKey);
+  switch (op.kind) {
+    case 'charge':
+      return resultOf(op, await charge(deps, caller, parseOrFail(chargeRequest, body), hash()));
+    case 'schedule':
+      return resultOf(op, await schedulePayment(deps, caller, parseOrFail(scheduleRequest, body), hash()));
+    case 'saveDonor': {
+      const patch = parseOrFail(saveDonorRequest, body);
+      return resultOf(op, await saveDonorOnce(deps, caller, patch, op.opId, hash()));
+    }
+    case 'void':
+      return resultOf(op, await voidPayment(deps, caller, parseOrFail(voidRequest, body)));
+  }
+}
+
+const RETRYABLE_CODES = new Set<string>([ERROR_CODES.TRANSACTION_IN_PROGRESS, ERROR_CODES.RATE_LIMITED]);
+
+async function answer(deps: Deps, ctx: DeviceContext, op: SyncOperation): Promise<OpResult> {
+  try {
+    return await runOperation(deps, ctx, op);
+  } catch (err) {
+    if (err instanceof OpFailure) {
+      return {
+        ...blank(op),
+        status: 'Error',
+        retryable: err.retryable,
+        error: {
+          errorCode: err.errorCode,
+          message: err.message,
+          ...(err.fields ? { fields: err.fields } : {}),
+        },
+      };
+    }
+    if (err instanceof ApiError) {
+      const retryable = err.status >= 500 || RETRYABLE_CODES.has(err.code);
+      return {
+        ...blank(op),
+        status: 'Error',
+        retryable,
+        error: { errorCode: err.code, message: err.message, ...(err.fields ? { fields: err.fields } : {}) },
+      };
+    }
+    deps.logger.error(
+      {
+        opId: op.opId,
+        kind: op.kind,
+        device: ctx.device.deviceId,
+        err: { message: err instanceof Error ? err.message : String(err) },
+      },
+      'device operation failed',
+    );
+    return {
+      ...blank(op),
+      status: 'Error',
+      retryable: true,
+      error: {
+        errorCode: ERROR_CODES.INTERNAL,
+        message: 'The server could not process it now; it will be sent again',
+      },
+    };
+  }
+}
+
+/** Run `fn` over `items` with at most `n` at once; results in the items' order. */
+async function mapLimited<T, R>(items: readonly T[], n: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
+  return out;
+}
+
+export async function push(deps: Deps, ctx: DeviceContext, req: PushRequest): Promise<PushResponse> {
+  if (req.deviceId !== ctx.device.deviceId) {
+    throw new ApiError(403, ERROR_CODES.FORBIDDEN, 'deviceId is not the device of this credential', [
+      { field: 'deviceId', message: 'must be the id this device received when it was paired' },
+    ]);
+  }
+  await recordSeen(deps.db, ctx.device.id, {
+    appVersion: req.appVersion ?? null,
+    queueDepth: req.queue.depth,
+    queueTotalMinor: req.queue.totalMinor,
+    queueByKid: req.queue.byKid ?? null,
+    pushOps: req.operations.length,
+  });
+  const results = await mapLimited(req.operations, PUSH_CONCURRENCY, (op) => answer(deps, ctx, op));
+  for (const r of results) deps.metrics.deviceOperations.inc({ kind: r.kind, status: r.status });
+  return {
+    results,
+    serverTime: deps.now().toISOString(),
+    encryptionKey: await currentEnvelopeKey(deps.db),
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * Device sync over HTTP: pairing (no credential: the one-time pairing code is the credential),
+ * then push and pull with the device's source GUID in `Authorization`.
+ */
+import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
+import {
+  ERROR_CODES,
+  isGuid,
+  pairRequest,
+  pairResponse,
+  pullQuery,
+  pullResponse,
+  pushRequest,
+  pushResponse,
+} from '@kupah/contracts';
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../http/env.ts';
+import { ApiError } from '../http/errors.ts';
+import { ERROR_RESPONSES, jsonBody, jsonOk, validBody } from '../http/openapi.ts';
+import type { TokenBuckets } from '../http/rate-limit.ts';
+import { type DeviceContext, deviceOf, pairDevice, pull, push } from './device-service.ts';
+
+type DeviceEnv = AppEnv & { Variables: { device: DeviceContext } };
+
+/** Pairing attempts per client address: codes are short, guessing must stay hopeless. */
+const PAIRING_LIMIT = { perSecond: 0.2, burst: 10 };
+
+function authenticateDevice(buckets: TokenBuckets): MiddlewareHandler<DeviceEnv> {
+  return async (c, next) => {
+    const raw = c.req
+      .header('authorization')
+      ?.replace(/^Bearer\s+/i, '')
+      .trim();
+    if (!raw || !isGuid(raw)) {
+      throw new ApiError(
+        401,
+        ERROR_CODES.UNAUTHORIZED,
+        'Missing credential: send Authorization: <DEVICE_CREDENTIAL>',
+      );
+    }
+    const ctx = await deviceOf(c.var.deps.db, raw);
+    const wait = buckets.take(
+      `device:${ctx.device.id}`,
+      ctx.caller.org.settings.rateLimit,
+      performance.now(),
+    );
+    if (wait > 0) {
+      throw new ApiError(
+        429,
+        ERROR_CODES.RATE_LIMITED,
+        'Too many requests from this device; slow down',
+        undefined,
+        {
+          'Retry-After': String(Math.max(1, Math.ceil(wait))),
+        },
+      );
+    }
+    c.set('caller', ctx.caller);
+    c.set('device', ctx);
+    await next();
+  };
+}
+
+function limitPairing(buckets: TokenBuckets): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const who = c.req.header('x-forwarded-for')?.split(',')[0]?.trim() || 'direct';
+    const wait = buckets.take(`pair:${who}`, PAIRING_LIMIT, performance.now());
+    if (wait > 0) {
+      throw new ApiError(
+        429,
+        ERROR_CODES.RATE_LIMITED,
+        'Too many pairing attempts; wait and try again',
+        undefined,
+        {
+          'Retry-After': String(Math.max(1, Math.ceil(wait))),
+        },
+      );
+    }
+    await next();
+  };
+}
+
+export function deviceRoutes(buckets: TokenBuckets) {
+  const pairRoute = createRoute({
+    method: 'post',
+    path: '/v1/Device/Pair',
+    tags: ['Device sync'],
+    summary: 'Pair a terminal with a one-time pairing code',
+    description:
+      'Redeems a pairing code made with `npm run admin -- device create` (valid 15 minutes, once). Answers the ' +
+      "device's id and credential (shown once), the organisation's settings, the envelope key to seal card and " +
+      'bank data with, and the first page of reference data.',
+    middleware: [limitPairing(buckets)] as const,
+    request: jsonBody(pairRequest, 'Pairing code'),
+    responses: { ...jsonOk(pairResponse, 'Paired'), ...ERROR_RESPONSES },
+  });
+  const pushRoute = createRoute({
+    method: 'post',
+    path: '/v1/Device/Sync/Push',
+    tags: ['Device sync'],
+    summary: "Forward operations from a device's outbox",
+    description:
+      'Up to 100 operations (charges, schedules, donor saves, voids), each answered on its own: Success, ' +
+      'Declined or Error, with retryable telling whether to send it again. Each opId is an idempotency key: a ' +
+      'replayed operation gets the same answer and charges nothing twice. 403 DEVICE_REVOKED when revoked.',
+    security: [{ SourceGuid: [] }],
+    middleware: [authenticateDevice(buckets)] as const,
+    request: jsonBody(pushRequest, 'Operations'),
+    responses: { ...jsonOk(pushResponse, 'One result per operation, in order'), ...ERROR_RESPONSES },
+  });
+  const pullRoute = createRoute({
+    method: 'get',
+    path: '/v1/Device/Sync/Pull',
+    tags: ['Device sync'],
+    summary: 'Reference data changed since a cursor',
+    description:
+      'Campaigns, reasons, collectors and donors changed since `cursor` (all when omitted), with the settings and ' +
+      'the current envelope key. Pull again while `more` is true.',
+    security: [{ SourceGuid: [] }],
+    middleware: [authenticateDevice(buckets)] as const,
+    request: { query: pullQuery },
+    responses: { ...jsonOk(pullResponse, 'Changes'), ...ERROR_RESPONSES },
+  });
+  return new OpenAPIHono<DeviceEnv>()
+    .openapi(pairRoute, async (c) => c.json(await pairDevice(c.var.deps, validBody(c.req, pairRequest)), 200))
+    .openapi(pushRoute, async (c) =>
+      c.json(await push(c.var.deps, c.var.device, validBody(c.req, pushRequest)), 200),
+    )
+    .openapi(pullRoute, async (c) => {
+      const q = c.req.valid('query');
+      return c.json(await pull(c.var.deps, c.var.device, q.cursor, q.limit), 200);
+    });
+}
