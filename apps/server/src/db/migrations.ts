@@ -335,11 +335,8 @@ CREATE UNIQUE INDEX devices_source ON devices (source_id) WHERE source_id IS NOT
 -- Incremental pull: each reference row carries the id of the transaction that last wrote it. A
 -- pull returns rows of transactions that have all finished (below the snapshot's xmin), so a
 -- transaction that commits late is never skipped.
-CREATE FUNCTION touch_change_xid() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  NEW.change_xid := pg_current_xact_id();
-  RETURN NEW;
-END $$;
+-- (One line: migrations are split into statements at a semicolon that ends a line.)
+CREATE FUNCTION touch_change_xid() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN NEW.change_xid := pg_current_xact_id(); RETURN NEW; END $$;
 ALTER TABLE campaigns ADD COLUMN change_xid xid8;
 ALTER TABLE reasons ADD COLUMN change_xid xid8;
 ALTER TABLE collectors ADD COLUMN change_xid xid8;

@@ -43,12 +43,13 @@ describe.each(await testDatabases())('device sync on %s', (kind) => {
 
   describe('pairing', () => {
     it('a code pairs once; the device gets its credential, settings, key and first reference data', async () => {
-      await h.request(
-        'POST',
+      const campaign = await h.request(
+        'PUT',
         '/V1/External/SaveCampaign',
-        { orgGuid: h.org.orgGuid, campaignName: 'Gala 5787' },
+        { orgGuid: h.org.orgGuid, campaignNumber: 0, campaignName: 'Gala 5787' },
         keyAuth(h),
       );
+      expect(campaign.status).toBe(200);
       const created = await h.admin('POST', `/orgs/${h.org.orgGuid}/devices`, {
         name: 'Kiosk 2',
         sandbox: true,
