@@ -112,9 +112,41 @@ export class OutboxRefusal extends Error {
   }
 }
 
+/** Why pairing (or unpairing) did not happen (shown to the cashier). */
+export class PairingError extends Error {
+  constructor(
+    readonly code:
+      | 'PAIRING_CODE_INVALID'
+      | 'UNREACHABLE'
+      | 'SERVER_ERROR'
+      /** Items of the current pairing are not forwarded yet: pairing again would strand them. */
+      | 'QUEUE_NOT_EMPTY',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'PairingError';
+  }
+}
+
 export type DonationEntry =
-  | { kind: 'charge'; request: Omit<ChargeRequestInput, 'uniqueTransactionId' | 'orgGUID' | 'orgGuid'> }
-  | { kind: 'schedule'; request: Omit<ScheduleRequestInput, 'uniqueTransactionId' | 'orgGUID' | 'orgGuid'> };
+  | {
+      kind: 'charge';
+      request: Omit<ChargeRequestInput, 'uniqueTransactionId' | 'orgGUID' | 'orgGuid'>;
+      /** The card was swiped: no CVV is required. */
+      swiped?: boolean;
+    }
+  | {
+      kind: 'schedule';
+      request: Omit<ScheduleRequestInput, 'uniqueTransactionId' | 'orgGUID' | 'orgGuid'>;
+      swiped?: boolean;
+    };
+
+/** Card or bank details typed again to retry a declined, failed or expired item. */
+export interface ReenteredInstrument {
+  card?: { ccNum: string; cvv?: string | null; expiry?: string | null } | null;
+  bankAccount?: { accountNum: string; routingNum: string } | null;
+  swiped?: boolean;
+}
 
 export interface TerminalData {
   // Pairing
@@ -125,6 +157,10 @@ export interface TerminalData {
   // Local settings
   getLocalSettings(): Promise<LocalSettings>;
   saveLocalSettings(patch: Partial<LocalSettings>): Promise<LocalSettings>;
+  /** Stores the SHA-256 of a new manager PIN (null clears it). */
+  setManagerPin?(pin: string | null): Promise<void>;
+  /** True when `pin` is the manager PIN (or none is set). */
+  checkManagerPin?(pin: string): Promise<boolean>;
 
   // Outbox
   /**
@@ -140,7 +176,17 @@ export interface TerminalData {
   waitForResult(id: string, timeoutMs: number): Promise<OutboxItem>;
   listOutbox(filter?: { states?: OutboxState[]; limit?: number }): Promise<OutboxItem[]>;
   summary(): Promise<QueueSummary>;
+  /**
+   * Sends a queued item now; queues a copy (new opId) of a failed item that carries no card or
+   * bank details, and marks the old one discarded ("retried as …"). Throws OutboxRefusal for an
+   * item whose card or bank details would have to be typed again (see `retryWithInstrument`).
+   */
   retry(id: string): Promise<void>;
+  /**
+   * A declined, failed or expired card/bank item taken again with the details typed anew: a copy
+   * with a new opId is validated, sealed and queued; the old item is discarded ("retried as …").
+   */
+  retryWithInstrument?(id: string, instrument: ReenteredInstrument): Promise<OutboxItem>;
   discard(id: string, reason: string): Promise<void>;
   /** Called on every change of the outbox (for live lists). Returns an unsubscribe function. */
   onOutboxChange(listener: () => void): () => void;
@@ -158,4 +204,6 @@ export interface TerminalData {
   /** Start the loop (online events, timer); idempotent. */
   start(): void;
   stop(): void;
+  /** Stops the loop and closes the database (tests, window unload). */
+  close?(): void;
 }

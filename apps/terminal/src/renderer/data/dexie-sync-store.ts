@@ -1,0 +1,80 @@
+/**
+ * The sync loop's durable steps (`SyncStore`) on the terminal's Dexie database. Each step is one
+ * transaction in `outbox-repo` / `reference-repo`; this module adds the session (pairing with the
+ * credential revealed) and tells the outbox's listeners about every change.
+ */
+import type { TerminalBridge } from '@kupah/contracts';
+import type { SyncSession, SyncStore } from '../sync/sync-store.ts';
+import { revealCredential } from './credential-vault.ts';
+import type { OutboxChanges } from './outbox-changes.ts';
+import { applyResults, claimBatch, expireDue, failItems, queueStats, releaseBatch } from './outbox-repo.ts';
+import { applyPullPage } from './reference-repo.ts';
+import { readKv, type TerminalDatabase, writeKv } from './terminal-database.ts';
+
+export interface DexieSyncStore extends SyncStore {
+  /** Forget the revealed credential (after pairing again or unpairing). */
+  forgetCredential(): void;
+}
+
+export function createDexieSyncStore(
+  db: TerminalDatabase,
+  bridge: TerminalBridge,
+  changes: OutboxChanges,
+): DexieSyncStore {
+  let revealed: { deviceId: string; credential: string } | null = null;
+
+  return {
+    forgetCredential() {
+      revealed = null;
+    },
+    async session(): Promise<SyncSession | null> {
+      const [pairing, stored, revoked] = await Promise.all([
+        readKv(db, 'pairing'),
+        readKv(db, 'credential'),
+        readKv(db, 'revoked'),
+      ]);
+      if (!pairing || !stored) return null;
+      if (revealed?.deviceId !== pairing.deviceId) {
+        revealed = {
+          deviceId: pairing.deviceId,
+          credential: await revealCredential(stored, pairing.deviceId, bridge),
+        };
+      }
+      return {
+        serverUrl: pairing.serverUrl,
+        deviceId: pairing.deviceId,
+        credential: revealed.credential,
+        revoked: revoked !== undefined,
+      };
+    },
+    async expireDue(now) {
+      const n = await expireDue(db, now);
+      if (n > 0) changes.notify();
+      return n;
+    },
+    queueStats: (deviceId) => queueStats(db, deviceId),
+    async claimBatch(request) {
+      const batch = await claimBatch(db, request);
+      if (batch.length > 0) changes.notify();
+      return batch;
+    },
+    async applyResults(results, encryptionKey) {
+      await applyResults(db, results, encryptionKey);
+      changes.notify();
+    },
+    async releaseBatch(opIds) {
+      await releaseBatch(db, opIds);
+      changes.notify();
+    },
+    async failOperations(failures) {
+      await failItems(db, failures);
+      changes.notify();
+    },
+    pullCursor: async () => (await readKv(db, 'pullCursor')) ?? null,
+    resetPullCursor: () => db.kv.delete('pullCursor'),
+    applyPull: (page) => applyPullPage(db, page),
+    markRevoked: (message, now) => writeKv(db, 'revoked', { at: now.toISOString(), message }),
+    loadRunState: async () => (await readKv(db, 'syncState')) ?? null,
+    saveRunState: (state) => writeKv(db, 'syncState', state),
+  };
+}

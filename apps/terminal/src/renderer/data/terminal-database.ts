@@ -1,0 +1,112 @@
+/**
+ * The terminal's IndexedDB database: the one module that knows the Dexie schema. Every table and
+ * index is declared here, in numbered versions, so that a terminal that has been offline through
+ * an upgrade opens its old queue with the new code (Dexie upgrades in place; rows are never
+ * dropped). Add a `version(n + 1)` for any change; never edit a published version.
+ */
+import type { RefCampaign, RefPerson, RefReason, SealedBox } from '@kupah/contracts';
+import Dexie, { type Table } from 'dexie';
+import type { LocalSettings, OutboxItem, Pairing } from './terminal-data.ts';
+
+/** An outbox row: the item the UI sees, plus what only the data layer and the sync loop read. */
+export interface OutboxRow extends OutboxItem {
+  /** Entry order on this device (also the number in `localRef`); pushes go oldest first by it. */
+  seq: number;
+  /** The device the item was taken on: a re-paired device never sends an old pairing's items. */
+  deviceId: string;
+  /** Card or bank fields sealed under the server's key; null when the request has none. */
+  sealed: SealedBox | null;
+}
+
+/** A donor with its search tokens (multi-entry index): name words, phone digits, e-mail, account. */
+export interface DonorRow extends RefPerson {
+  tokens: string[];
+}
+
+/**
+ * The device credential at rest. `os`: protected by the operating system (Electron safeStorage).
+ * `webcrypto`: encrypted with a non-extractable AES-GCM key that lives only in this database (a
+ * script can use it but never read it out).
+ */
+export type StoredCredential =
+  | { scheme: 'os'; protectedText: string }
+  | { scheme: 'webcrypto'; key: CryptoKey; iv: Uint8Array<ArrayBuffer>; ciphertext: ArrayBuffer };
+
+/** What the last sync run concluded, kept so that a restarted terminal knows whether it is offline. */
+export interface StoredSyncState {
+  lastSyncAt: string | null;
+  lastError: string | null;
+  /** Consecutive failed runs (drives the back-off). */
+  failures: number;
+}
+
+/** The key-value table's keys and the type stored under each. */
+export interface KvValues {
+  pairing: Pairing;
+  credential: StoredCredential;
+  pullCursor: string;
+  localSettings: LocalSettings;
+  /** The last `seq` handed out. */
+  outboxSeq: number;
+  /**
+   * Sum of the amounts of unsent items (minor units, all currencies): kept in the transactions
+   * that change it, so the offline device limit is one read, not a scan of the queue.
+   */
+  unsentTotalMinor: number;
+  /** Set when the server answered DEVICE_REVOKED; cleared by pairing again. */
+  revoked: { at: string; message: string };
+  syncState: StoredSyncState;
+}
+export type KvKey = keyof KvValues;
+
+export interface KvRow<K extends KvKey = KvKey> {
+  key: K;
+  value: KvValues[K];
+}
+
+export interface DatabaseDeps {
+  indexedDB?: IDBFactory;
+  IDBKeyRange?: typeof IDBKeyRange;
+}
+
+export class TerminalDatabase extends Dexie {
+  outbox!: Table<OutboxRow, string>;
+  campaigns!: Table<RefCampaign, number>;
+  reasons!: Table<RefReason, number>;
+  collectors!: Table<RefPerson, string>;
+  donors!: Table<DonorRow, string>;
+  kv!: Table<KvRow, KvKey>;
+
+  constructor(name: string, deps: DatabaseDeps = {}) {
+    super(name, {
+      ...(deps.indexedDB ? { indexedDB: deps.indexedDB } : {}),
+      ...(deps.IDBKeyRange ? { IDBKeyRange: deps.IDBKeyRange } : {}),
+    });
+    this.version(1).stores({
+      // [state+seq]: the sync loop's "oldest queued first" and the queue screen's lists per state.
+      outbox: 'id, state, createdAt, expiresAt, seq, [state+seq]',
+      campaigns: 'campaignNum',
+      reasons: 'reasonNum, campaignNum',
+      collectors: 'accountNum',
+      donors: 'accountNum, *tokens',
+      kv: 'key',
+    });
+  }
+}
+
+/** Reads one key of the key-value table (inside or outside a transaction). */
+export async function readKv<K extends KvKey>(
+  db: TerminalDatabase,
+  key: K,
+): Promise<KvValues[K] | undefined> {
+  const row = await db.kv.get(key);
+  return row?.value as KvValues[K] | undefined;
+}
+
+export async function writeKv<K extends KvKey>(
+  db: TerminalDatabase,
+  key: K,
+  value: KvValues[K],
+): Promise<void> {
+  await db.kv.put({ key, value } satisfies KvRow<K>);
+}

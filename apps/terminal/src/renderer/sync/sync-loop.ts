@@ -1,0 +1,403 @@
+/**
+ * The sync loop: forwards the outbox and refreshes the reference data. One run = expire what
+ * may no longer be charged, push the queue oldest first in batches (each item marked `sending`
+ * durably before it leaves, each batch's answers applied in one transaction), then pull until
+ * the server has nothing more. Runs are started by `syncNow()`, by the browser's `online` event,
+ * by a new item (`nudge`) and by a timer: every 30 s after a good run, after an exponential
+ * back-off with full jitter after a failed one.
+ *
+ * Exactly-once rests on the server: every operation carries its opId as idempotency key, so
+ * anything whose answer was lost (network cut, time-out, crash, a second tab) is simply sent
+ * again and answered the same. The lock (Web Locks across tabs) only spares the server the
+ * duplicate work.
+ */
+import { DEVICE_ERROR_CODES, MAX_PUSH_OPERATIONS, type OpResult } from '@kupah/contracts';
+import type { SyncStatus } from '../data/terminal-data.ts';
+import { backoffDelayMs, SYNC_BACKOFF } from './backoff.ts';
+import { type DeviceApi, DeviceApiError } from './device-api.ts';
+import { type SyncLocks, syncLockName } from './sync-lock.ts';
+import type { ClaimedOperation, QueueStats, SyncSession, SyncStore } from './sync-store.ts';
+
+/** The server takes push bodies up to 1 MiB; stay well under it. */
+const MAX_PUSH_BYTES = 900 * 1024;
+const PULL_PAGE = 500;
+/** A pull that never says "no more" is a server fault, not a reason to loop forever. */
+const MAX_PULL_PAGES = 10_000;
+
+export interface OnlineEvents {
+  addEventListener(type: 'online' | 'offline', listener: () => void): void;
+  removeEventListener(type: 'online' | 'offline', listener: () => void): void;
+}
+
+export interface SyncLoopOptions {
+  store: SyncStore;
+  api: DeviceApi;
+  locks: SyncLocks;
+  appVersion: () => Promise<string | null>;
+  now: () => Date;
+  random: () => number;
+  /** Between good runs (default 30 s). */
+  intervalMs?: number;
+  /** `navigator.onLine` where the platform has it. */
+  platformOnline?: () => boolean;
+  /** Where `online`/`offline` events come from (the window), if anywhere. */
+  events?: OnlineEvents | null;
+}
+
+export interface SyncLoop {
+  /** Runs now, whatever the back-off (after the run in progress, if any). Never rejects: see the status. */
+  syncNow(): Promise<void>;
+  status(): SyncStatus;
+  onStatus(listener: (s: SyncStatus) => void): () => void;
+  start(): void;
+  stop(): void;
+  /** A new item is waiting: run soon unless backing off. */
+  nudge(): void;
+  /** Offline for the offline limits: the platform says so, or the last run did not get through. */
+  isOffline(): boolean;
+  /** The device was paired, paired again or unpaired: forget the failures, show the new phase, sync. */
+  sessionChanged(): Promise<void>;
+}
+
+type RunOutcome = 'ok' | 'busy' | 'failed' | 'revoked' | 'unpaired';
+
+const isRevocation = (err: unknown): err is DeviceApiError =>
+  err instanceof DeviceApiError && err.status === 403 && err.errorCode === DEVICE_ERROR_CODES.DEVICE_REVOKED;
+
+function describeFailure(err: unknown): string {
+  if (err instanceof DeviceApiError) {
+    if (err.status === 401) {
+      return 'The server does not know this device’s credential: pair the device again (queued items are kept)';
+    }
+    return err.message;
+  }
+  return err instanceof Error ? `Sync failed: ${err.message}` : 'Sync failed';
+}
+
+/** Operations a 400 names (`operations.3.request…`): malformed items that would block the queue forever. */
+function malformedOperations(err: DeviceApiError, batch: readonly ClaimedOperation[]) {
+  const out = new Map<string, { errorCode: string; message: string }>();
+  for (const f of err.fields) {
+    const m = /^operations\.(\d+)(?:\.(.*))?$/.exec(f.field);
+    const claimed = m ? batch[Number(m[1])] : undefined;
+    if (!claimed) continue;
+    const where = m?.[2] ? `${m[2]} ` : '';
+    out.set(claimed.operation.opId, {
+      errorCode: err.errorCode ?? 'VALIDATION_FAILED',
+      message: `The server refused this item: ${where}${f.message}`,
+    });
+  }
+  return [...out].map(([opId, error]) => ({ opId, error }));
+}
+
+export function createSyncLoop(opts: SyncLoopOptions): SyncLoop {
+  const { store, api, locks, now, random } = opts;
+  const intervalMs = opts.intervalMs ?? 30_000;
+  const platformOnline = opts.platformOnline ?? (() => true);
+
+  let failures = 0;
+  let busyStreak = 0;
+  let retryAfterMs = 0;
+  let batchLimit = MAX_PUSH_OPERATIONS;
+  let started = false;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let timerIsBackoff = false;
+  let running: Promise<RunOutcome> | null = null;
+  let rerun: Promise<RunOutcome> | null = null;
+  const listeners = new Set<(s: SyncStatus) => void>();
+
+  let status: SyncStatus = {
+    online: platformOnline(),
+    phase: 'idle',
+    progress: null,
+    lastSyncAt: null,
+    lastError: null,
+    nextAttemptAt: null,
+  };
+
+  function setStatus(patch: Partial<SyncStatus>): void {
+    status = { ...status, ...patch, online: platformOnline() && failures === 0 };
+    for (const l of listeners) {
+      try {
+        l(status);
+      } catch {
+        // A listener's fault is not the loop's.
+      }
+    }
+  }
+
+  const ready = (async () => {
+    const [saved, session] = await Promise.all([
+      store.loadRunState().catch(() => null),
+      store.session().catch(() => null),
+    ]);
+    if (saved) failures = saved.failures;
+    setStatus({
+      lastSyncAt: saved?.lastSyncAt ?? null,
+      lastError: saved?.lastError ?? null,
+      phase: !session ? 'unpaired' : session.revoked ? 'revoked' : failures > 0 ? 'waiting' : 'idle',
+    });
+  })();
+
+  async function pushQueue(session: SyncSession, stats: QueueStats): Promise<{ retryLater: boolean }> {
+    const appVersion = await opts.appVersion().catch(() => null);
+    const skip = new Set<string>();
+    let retryLater = false;
+    let sent = 0;
+    let total = stats.depth;
+    if (total > 0) setStatus({ phase: 'pushing', progress: { sent, total } });
+    for (;;) {
+      const batch = await store.claimBatch({
+        deviceId: session.deviceId,
+        maxOperations: batchLimit,
+        maxBytes: MAX_PUSH_BYTES,
+        skip,
+        now: now(),
+      });
+      if (batch.length === 0) break;
+      total = Math.max(total, sent + batch.length);
+      setStatus({ phase: 'pushing', progress: { sent, total } });
+      const ids = batch.map((b) => b.operation.opId);
+      let results: readonly OpResult[];
+      try {
+        const response = await api.push(session.serverUrl, session.credential, {
+          deviceId: session.deviceId,
+          appVersion,
+          queue: { depth: stats.depth, totalMinor: stats.totalMinor, byKid: { ...stats.byKid } },
+          operations: batch.map((b) => b.operation),
+        });
+        results = response.results;
+        await store.applyResults(results, response.encryptionKey, now());
+      } catch (err) {
+        const malformed =
+          err instanceof DeviceApiError && err.status === 400 ? malformedOperations(err, batch) : [];
+        if (malformed.length > 0) {
+          await store.failOperations(malformed, now());
+          await store.releaseBatch(ids);
+          continue;
+        }
+        await store.releaseBatch(ids);
+        if (err instanceof DeviceApiError && err.status === 413 && batch.length > 1) {
+          batchLimit = Math.max(1, Math.floor(batch.length / 2));
+          continue;
+        }
+        throw err;
+      }
+      const answered = new Map(results.map((r) => [r.opId.toLowerCase(), r]));
+      const unanswered: string[] = [];
+      for (const claimed of batch) {
+        const r = answered.get(claimed.operation.opId.toLowerCase());
+        skip.add(claimed.operation.opId);
+        if (!r) {
+          unanswered.push(claimed.operation.opId);
+          continue;
+        }
+        if (r.retryable) {
+          retryLater = true;
+          continue;
+        }
+        stats.depth = Math.max(0, stats.depth - 1);
+        stats.totalMinor = Math.max(0, stats.totalMinor - claimed.amountMinor);
+        if (claimed.kid && stats.byKid[claimed.kid]) stats.byKid[claimed.kid]! -= 1;
+      }
+      sent += batch.length - unanswered.length;
+      setStatus({ progress: { sent, total } });
+      if (unanswered.length > 0) {
+        await store.releaseBatch(unanswered);
+        throw new DeviceApiError(
+          'protocol',
+          `The server did not answer ${unanswered.length} of the items sent`,
+        );
+      }
+    }
+    return { retryLater };
+  }
+
+  async function pullAll(session: SyncSession): Promise<void> {
+    setStatus({ phase: 'pulling', progress: null });
+    let cursor = await store.pullCursor();
+    for (let page = 0; page < MAX_PULL_PAGES; page++) {
+      let answer: Awaited<ReturnType<DeviceApi['pull']>>;
+      try {
+        answer = await api.pull(session.serverUrl, session.credential, cursor, PULL_PAGE);
+      } catch (err) {
+        // A cursor the server no longer knows (its data was restored): start again from scratch.
+        const badCursor =
+          err instanceof DeviceApiError && err.status === 400 && err.fields.some((f) => f.field === 'cursor');
+        if (badCursor && cursor !== null) {
+          await store.resetPullCursor();
+          cursor = null;
+          continue;
+        }
+        throw err;
+      }
+      await store.applyPull(answer);
+      cursor = answer.cursor;
+      if (!answer.more) return;
+    }
+  }
+
+  async function runLocked(session: SyncSession): Promise<{ retryLater: boolean }> {
+    await store.expireDue(now());
+    const stats = await store.queueStats(session.deviceId);
+    const pushed = await pushQueue(session, stats);
+    await pullAll(session);
+    return pushed;
+  }
+
+  async function runOnce(): Promise<RunOutcome> {
+    await ready;
+    let session: SyncSession | null;
+    try {
+      session = await store.session();
+    } catch (err) {
+      failures++;
+      setStatus({ phase: 'waiting', progress: null, lastError: describeFailure(err) });
+      return 'failed';
+    }
+    if (!session) {
+      setStatus({ phase: 'unpaired', progress: null });
+      return 'unpaired';
+    }
+    if (session.revoked) {
+      setStatus({ phase: 'revoked', progress: null, nextAttemptAt: null });
+      return 'revoked';
+    }
+    const active = session;
+    try {
+      const { retryLater } = await locks.request(syncLockName(active.deviceId), () => runLocked(active));
+      failures = 0;
+      retryAfterMs = 0;
+      busyStreak = retryLater ? busyStreak + 1 : 0;
+      if (!retryLater) batchLimit = MAX_PUSH_OPERATIONS;
+      const lastSyncAt = now().toISOString();
+      setStatus({ phase: 'idle', progress: null, lastSyncAt, lastError: null });
+      await store.saveRunState({ lastSyncAt, lastError: null, failures: 0 }).catch(() => {});
+      return retryLater ? 'busy' : 'ok';
+    } catch (err) {
+      if (isRevocation(err)) {
+        await store.markRevoked(err.message, now()).catch(() => {});
+        setStatus({ phase: 'revoked', progress: null, lastError: err.message, nextAttemptAt: null });
+        return 'revoked';
+      }
+      failures++;
+      retryAfterMs = err instanceof DeviceApiError ? (err.retryAfterMs ?? 0) : 0;
+      const lastError = describeFailure(err);
+      setStatus({ phase: 'waiting', progress: null, lastError });
+      await store.saveRunState({ lastSyncAt: status.lastSyncAt, lastError, failures }).catch(() => {});
+      return 'failed';
+    }
+  }
+
+  function clearTimer(): void {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    timerIsBackoff = false;
+  }
+
+  function scheduleIn(delayMs: number, backoff: boolean): void {
+    clearTimer();
+    if (!started) return;
+    timerIsBackoff = backoff;
+    timer = setTimeout(() => {
+      timer = null;
+      timerIsBackoff = false;
+      void requestRun();
+    }, delayMs);
+    setStatus({ nextAttemptAt: backoff ? new Date(now().getTime() + delayMs).toISOString() : null });
+  }
+
+  function afterRun(outcome: RunOutcome): void {
+    if (!started) return;
+    switch (outcome) {
+      case 'revoked':
+      case 'unpaired':
+        clearTimer();
+        setStatus({ nextAttemptAt: null });
+        return;
+      case 'failed':
+        scheduleIn(backoffDelayMs(failures, random, SYNC_BACKOFF, retryAfterMs), true);
+        return;
+      case 'busy':
+        scheduleIn(backoffDelayMs(busyStreak, random), true);
+        return;
+      case 'ok':
+        scheduleIn(intervalMs, false);
+    }
+  }
+
+  /** One run at a time in this instance; calls during a run share one follow-up run. */
+  function requestRun(): Promise<RunOutcome> {
+    if (!running) {
+      clearTimer();
+      if (status.nextAttemptAt) setStatus({ nextAttemptAt: null });
+      const run = runOnce().catch((): RunOutcome => 'failed');
+      running = run;
+      void run.then((outcome) => {
+        running = null;
+        afterRun(outcome);
+      });
+      return run;
+    }
+    rerun ??= running.then(() => {
+      rerun = null;
+      return requestRun();
+    });
+    return rerun;
+  }
+
+  const onOnline = () => {
+    setStatus({});
+    void requestRun();
+  };
+  const onOffline = () => setStatus({});
+
+  return {
+    async syncNow() {
+      await requestRun();
+    },
+    status: () => status,
+    onStatus(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    start() {
+      if (started) return;
+      started = true;
+      opts.events?.addEventListener('online', onOnline);
+      opts.events?.addEventListener('offline', onOffline);
+      void requestRun();
+    },
+    stop() {
+      started = false;
+      clearTimer();
+      opts.events?.removeEventListener('online', onOnline);
+      opts.events?.removeEventListener('offline', onOffline);
+    },
+    nudge() {
+      if (!started || status.phase === 'revoked') return;
+      if (timer && timerIsBackoff) return;
+      void requestRun();
+    },
+    isOffline: () => !platformOnline() || failures > 0,
+    async sessionChanged() {
+      await ready;
+      failures = 0;
+      busyStreak = 0;
+      retryAfterMs = 0;
+      batchLimit = MAX_PUSH_OPERATIONS;
+      const session = await store.session().catch(() => null);
+      clearTimer();
+      setStatus({
+        phase: !session ? 'unpaired' : session.revoked ? 'revoked' : 'idle',
+        progress: null,
+        lastError: null,
+        nextAttemptAt: null,
+      });
+      await store
+        .saveRunState({ lastSyncAt: status.lastSyncAt, lastError: null, failures: 0 })
+        .catch(() => {});
+      if (started && session && !session.revoked) void requestRun();
+    },
+  };
+}

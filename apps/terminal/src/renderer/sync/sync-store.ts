@@ -1,0 +1,76 @@
+/**
+ * What the sync loop needs from the durable layer. The loop decides when and what to send; the
+ * store (`data/sync-store-dexie.ts`) makes each step durable in one IndexedDB transaction, so a
+ * crash between two steps leaves the outbox in a state the next run can continue from.
+ */
+import type { EnvelopeKey, OpResult, PullResponse, SyncOperation } from '@kupah/contracts';
+
+export interface SyncSession {
+  serverUrl: string;
+  deviceId: string;
+  credential: string;
+  /** The server refused the device (403 DEVICE_REVOKED): nothing more is sent until it is paired again. */
+  revoked: boolean;
+}
+
+/** What the push body reports about the queue (observability and key retirement on the server). */
+export interface QueueStats {
+  depth: number;
+  totalMinor: number;
+  byKid: Record<string, number>;
+}
+
+/** An operation taken for a push, with what the loop needs to keep the queue figures current. */
+export interface ClaimedOperation {
+  operation: SyncOperation;
+  amountMinor: number;
+  kid: string | null;
+}
+
+export interface ClaimRequest {
+  deviceId: string;
+  maxOperations: number;
+  /** The push body stays under the server's limit (1 MiB). */
+  maxBytes: number;
+  /** Items already answered in this run (a retryable answer waits for the next run). */
+  skip: ReadonlySet<string>;
+  now: Date;
+}
+
+/** What a run concluded, kept across restarts. */
+export interface SyncRunState {
+  lastSyncAt: string | null;
+  lastError: string | null;
+  failures: number;
+}
+
+export interface SyncStore {
+  session(): Promise<SyncSession | null>;
+  /**
+   * Queued charges and schedules past their expiry that were never sent become `expired` (never
+   * charged). Returns how many. Items sent before (the answer may have been lost) are left for the
+   * server to answer: it replays a stored answer or says OFFLINE_EXPIRED.
+   */
+  expireDue(now: Date): Promise<number>;
+  queueStats(deviceId: string): Promise<QueueStats>;
+  /**
+   * The oldest `queued` items (and `sending` ones a crashed or concurrent run left), marked
+   * `sending` with one more attempt, durably, before they go out.
+   */
+  claimBatch(request: ClaimRequest): Promise<ClaimedOperation[]>;
+  /** Applies a push's answers in one transaction (items already final are left as they are). */
+  applyResults(results: readonly OpResult[], encryptionKey: EnvelopeKey, now: Date): Promise<void>;
+  /** `sending` → `queued` for items whose push got no answer. */
+  releaseBatch(opIds: readonly string[]): Promise<void>;
+  /** Final errors for operations the server refused as a whole push (a malformed item). */
+  failOperations(
+    failures: readonly { opId: string; error: { errorCode: string; message: string } }[],
+    now: Date,
+  ): Promise<void>;
+  pullCursor(): Promise<string | null>;
+  resetPullCursor(): Promise<void>;
+  applyPull(page: PullResponse): Promise<void>;
+  markRevoked(message: string, now: Date): Promise<void>;
+  loadRunState(): Promise<SyncRunState | null>;
+  saveRunState(state: SyncRunState): Promise<void>;
+}
