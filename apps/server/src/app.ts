@@ -5,6 +5,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { ERROR_CODES } from '@kupah/contracts';
 import { Scalar } from '@scalar/hono-api-reference';
 import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
 import { requestId } from 'hono/request-id';
 import { getPath } from 'hono/utils/url';
@@ -63,6 +64,17 @@ export function createApp(deps: Deps, opts: AppOptions) {
   });
 
   app.use(requestId({ headerName: 'X-Request-Id' }));
+  // The desktop terminal loads from file:// and a browser kiosk may be served elsewhere: device
+  // sync answers any origin. Safe: it authenticates by credential header, never by cookie.
+  app.use(
+    '/v1/Device/*',
+    cors({
+      origin: '*',
+      allowMethods: ['GET', 'POST'],
+      allowHeaders: ['Authorization', 'Content-Type'],
+      maxAge: 600,
+    }),
+  );
   app.use(async (c, next) => {
     c.set('deps', deps);
     const started = performance.now();

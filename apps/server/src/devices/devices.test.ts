@@ -372,6 +372,19 @@ describe.each(await testDatabases())('device sync on %s', (kind) => {
       expect(gone.body.results[0].error.errorCode).toBe('ENVELOPE_UNKNOWN_KEY');
     });
 
+    it('answers a browser preflight from any origin (the desktop terminal loads from file://)', async () => {
+      const r = await h.request('OPTIONS', '/v1/Device/Sync/Push', undefined, {
+        origin: 'null',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type',
+      });
+      expect(r.status).toBe(204);
+      expect(r.headers.get('access-control-allow-origin')).toBe('*');
+      expect(r.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('authorization');
+      const external = await h.request('OPTIONS', '/v1/External/Charge', undefined, { origin: 'null' });
+      expect(external.headers.get('access-control-allow-origin')).toBeNull();
+    });
+
     it('a revoked device is refused with DEVICE_REVOKED on push and pull', async () => {
       const d = await pairTestDevice(h, 'Stolen laptop');
       const op = await sealedOp(d, 'charge', chargeReq());
