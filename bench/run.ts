@@ -8,6 +8,7 @@ import { type DbKind, formatCharge, runCharge } from './charge.ts';
 import { errorText, installSignalHandlers, runCleanups, startWatchdog } from './lifecycle.ts';
 import { DEFAULT_PG_URL, loopbackPgUrl } from './postgres.ts';
 import { formatSchedules, runSchedules } from './schedules.ts';
+import { formatSync, runSync } from './sync.ts';
 import { formatWebhooks, runWebhooks } from './webhooks.ts';
 
 const DEFAULTS = {
@@ -29,6 +30,8 @@ Benchmarks:
             recurring scheduler charging 10,000 due instalments on PostgreSQL.
   webhooks  committed payment events on PostgreSQL delivered to a loopback receiver:
             deliveries/s of a burst, and commit-to-delivery latency at a steady rate.
+  sync      payments queued offline in the terminal's data layer in Chromium (Dexie,
+            sealed card data), then forwarded by the sync loop to the server on PostgreSQL.
 
 Options (charge):
   --db pglite|postgres     database (default pglite; postgres uses ${DEFAULT_PG_URL})
@@ -43,6 +46,7 @@ Options (schedules, webhooks; both use PostgreSQL at --pg-url):
   --events <n>             webhooks: events in the burst (default 20000)
   --instalments <n>        schedules: due instalments to charge (default 10000)
   --workers <n>            schedules: scheduler workers (default 8)
+  --payments <n>           sync: payments to queue and forward (default 10000)
 
   --json                   print one JSON object instead of the summary
   --check                  exit 1 when a target is missed
@@ -51,7 +55,7 @@ Options (schedules, webhooks; both use PostgreSQL at --pg-url):
 The server runs with the inherited environment plus PORT, HOST, LOG_LEVEL=warn, ADMIN_TOKEN,
 DATA_DIR and DATABASE_URL chosen by the benchmark (so DB_POOL_SIZE, if set, is passed through).`;
 
-const BENCHMARKS = ['charge', 'schedules', 'webhooks'] as const;
+const BENCHMARKS = ['charge', 'schedules', 'webhooks', 'sync'] as const;
 
 function positiveNumber(name: string, text: string | undefined, fallback: number, allowZero = false): number {
   if (text === undefined) return fallback;
@@ -88,7 +92,7 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
 
-  if (name === 'schedules' || name === 'webhooks') return runOnPostgres(name, values);
+  if (name === 'schedules' || name === 'webhooks' || name === 'sync') return runOnPostgres(name, values);
 
   let db: DbKind;
   let options: Parameters<typeof runCharge>[0];
@@ -153,7 +157,7 @@ async function runReported<R extends { meetsTargets: boolean }>(
 }
 
 async function runOnPostgres(
-  name: 'schedules' | 'webhooks',
+  name: 'schedules' | 'webhooks' | 'sync',
   values: ReturnType<typeof parse>['values'],
 ): Promise<number> {
   let pgUrl: URL;
@@ -161,11 +165,8 @@ async function runOnPostgres(
   let workers: number;
   try {
     pgUrl = loopbackPgUrl(values['pg-url'] ?? DEFAULT_PG_URL);
-    count = positiveNumber(
-      name === 'webhooks' ? 'events' : 'instalments',
-      name === 'webhooks' ? values.events : values.instalments,
-      name === 'webhooks' ? 20_000 : 10_000,
-    );
+    const countFlag = { webhooks: 'events', schedules: 'instalments', sync: 'payments' } as const;
+    count = positiveNumber(countFlag[name], values[countFlag[name]], name === 'webhooks' ? 20_000 : 10_000);
     workers = positiveNumber('workers', values.workers, 8);
     if (!Number.isInteger(count) || count > 1_000_000 || !Number.isInteger(workers) || workers > 64) {
       throw new UsageError('counts must be whole numbers (at most 1,000,000; workers at most 64)');
@@ -173,6 +174,10 @@ async function runOnPostgres(
   } catch (err) {
     console.error(`bench: ${errorText(err)} (see --help)`);
     return 2;
+  }
+  if (name === 'sync') {
+    const opts = { pgUrl, payments: count, log: (line: string) => console.error(`bench: ${line}`) };
+    return runReported(name, values, 900_000, () => runSync(opts), formatSync);
   }
   if (name === 'schedules') {
     const opts = { pgUrl, engineSchedules: 100_000, instalments: count, concurrency: workers };
@@ -198,6 +203,7 @@ function parse(argv: string[]) {
       events: { type: 'string' },
       instalments: { type: 'string' },
       workers: { type: 'string' },
+      payments: { type: 'string' },
       json: { type: 'boolean' },
       check: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
