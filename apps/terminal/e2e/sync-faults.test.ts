@@ -53,6 +53,12 @@ function processLocks() {
 /** No exclusion at all: two tabs without Web Locks. */
 const noLocks = { request: <T>(_name: string, cb: () => Promise<T>) => cb() };
 
+interface AdminReply {
+  orgGuid: string;
+  pairingCode: string;
+  webhookSecrets: { payment: { secret: string } };
+}
+
 const COUNT = Number(process.env.SYNC_FAULT_PAYMENTS ?? 5000);
 const KILLS = Number(process.env.SYNC_FAULT_KILLS ?? 20);
 
@@ -63,8 +69,15 @@ describe.each(await testDatabases())('device sync exactly once under SIGKILL on 
   const dbUrl = PG_URL.replace(/\/[^/]*$/, `/${database}`);
   let receiver: Receiver;
   let server: ServerProcess | null = null;
+  const started: ServerProcess[] = [];
+  const start = async (port: number, env: NodeJS.ProcessEnv) => {
+    const s = await startServerProcess(port, env);
+    started.push(s);
+    return s;
+  };
   afterAll(async () => {
-    await server?.kill('SIGKILL');
+    // Every process this file started, whatever state a failed test left them in.
+    await Promise.all(started.map((s) => s.kill('SIGKILL')));
     await receiver?.close();
     rmSync(dir, { recursive: true, force: true });
     if (kind === 'postgres') {
@@ -101,14 +114,14 @@ describe.each(await testDatabases())('device sync exactly once under SIGKILL on 
         // A killed instance's claimed deliveries are retried after the lease: keep it short here.
         WEBHOOK_LEASE_MS: '1500',
       };
-      server = await startServerProcess(port, env);
-      const admin = async (method: string, path: string, body?: unknown) => {
+      server = await start(port, env);
+      const admin = async (method: string, path: string, body?: unknown): Promise<AdminReply> => {
         const r = await fetch(`${server!.url}/admin${path}`, {
           method,
           headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
           body: body === undefined ? undefined : JSON.stringify(body),
         });
-        return (await r.json()) as Record<string, any>;
+        return (await r.json()) as AdminReply;
       };
       const org = await admin('POST', '/orgs', { name: `Faults ${scenario}` });
       const settings = await admin('PATCH', `/orgs/${org.orgGuid}/settings`, {
@@ -117,7 +130,10 @@ describe.each(await testDatabases())('device sync exactly once under SIGKILL on 
         offline: { perPaymentMinor: 1_000_000, totalMinor: 100_000_000, expiryHours: 72 },
       });
       receiver.secrets.push(settings.webhookSecrets.payment.secret);
-      const device = await admin('POST', `/orgs/${org.orgGuid}/devices`, { name: 'Hall kiosk', sandbox: true });
+      const device = await admin('POST', `/orgs/${org.orgGuid}/devices`, {
+        name: 'Hall kiosk',
+        sandbox: true,
+      });
 
       const indexedDB = new IDBFactory();
       const dbName = `faults-${scenario}`;
@@ -149,7 +165,7 @@ describe.each(await testDatabases())('device sync exactly once under SIGKILL on 
           await new Promise((r) => setTimeout(r, 150 + Math.random() * 900));
           await server!.kill('SIGKILL');
           killed++;
-          server = await startServerProcess(port, env);
+          server = await start(port, env);
         }
       })();
       const pending = async () => (await tabs[0]!.summary()).pending;
@@ -193,7 +209,7 @@ describe.each(await testDatabases())('device sync exactly once under SIGKILL on 
       }
 
       // Webhooks: restart once more to let the dispatcher finish, then one webhook id per payment.
-      server = await startServerProcess(port, env);
+      server = await start(port, env);
       const wanted = new Set(rows(deviceReceipts));
       const byPayment = new Map<string, Set<string>>();
       const until = Date.now() + 60_000;
