@@ -1,0 +1,313 @@
+/**
+ * The terminal end to end: its web build in Debian's Chromium (playwright-core), served by a
+ * static server of its own (as a dev server or any web host would), talking to a real server
+ * process that the tests stop and start. Webhooks arrive at a loopback receiver that verifies
+ * every signature.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { extname, join, normalize } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromiumAvailable, type LaunchedChromium, launchChromium, requireChromium } from '@kupah/browser-testing';
+import { paymentWebhook } from '@kupah/contracts';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Receiver, startReceiver } from '../../server/src/testing/receiver.ts';
+import { type ServerProcess, startServerProcess } from '../../server/src/testing/server-process.ts';
+
+const ADMIN = 'terminal-e2e-admin-token-0123456789';
+const DIST = fileURLToPath(new URL('../dist/renderer/', import.meta.url));
+export const ARTIFACTS = fileURLToPath(new URL('./artifacts/', import.meta.url));
+const TYPES: Record<string, string> = {
+  '.html': 'text/html',
+  '.js': 'text/javascript',
+  '.css': 'text/css',
+  '.svg': 'image/svg+xml',
+};
+
+function serveStatic(dir: string): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    const path = normalize(decodeURIComponent((req.url ?? '/').split('?')[0]!)).replace(/^(\.\.[/\\])+/, '');
+    const file = join(dir, path === '/' ? 'index.html' : path);
+    let body: Buffer;
+    try {
+      body = readFileSync(file);
+    } catch {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(body);
+  });
+  return new Promise((r) =>
+    server.listen(0, '127.0.0.1', () =>
+      r({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, server }),
+    ),
+  );
+}
+
+interface Org {
+  orgGuid: string;
+  apiKey: string;
+}
+
+describe.skipIf(!chromiumAvailable() && !process.env.CI)('the terminal in Chromium', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kupah-terminal-e2e-'));
+  const port = 30_000 + Math.floor(Math.random() * 20_000);
+  const env = {
+    ADMIN_TOKEN: ADMIN,
+    LOG_LEVEL: 'silent',
+    WEBHOOK_ALLOW_PRIVATE: '1',
+    WEBHOOK_LEASE_MS: '1500',
+    SCHEDULER: '0',
+    DATA_DIR: join(dir, 'data'),
+    DATABASE_URL: '',
+  };
+  const started: ServerProcess[] = [];
+  let server: ServerProcess | null = null;
+  let web: { url: string; server: Server };
+  let receiver: Receiver;
+  let chromium: LaunchedChromium;
+  let page: Page;
+  let org: Org;
+
+  const startBackend = async () => {
+    server = await startServerProcess(port, env);
+    started.push(server);
+  };
+  const admin = async <T = Record<string, unknown>>(method: string, path: string, body?: unknown) => {
+    const r = await fetch(`http://127.0.0.1:${port}/admin${path}`, {
+      method,
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return (await r.json()) as T;
+  };
+  const api = async (path: string, body: unknown) =>
+    fetch(`http://127.0.0.1:${port}${path}`, {
+      method: 'PUT',
+      headers: { apikey: org.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+
+  beforeAll(async () => {
+    requireChromium();
+    mkdirSync(ARTIFACTS, { recursive: true });
+    web = await serveStatic(DIST);
+    receiver = await startReceiver();
+    await startBackend();
+    org = await admin<Org>('POST', '/orgs', { name: 'Beth Israel', currencies: ['USD', 'ILS'] });
+    const settings = await admin<{ webhookSecrets: { payment: { secret: string } } }>(
+      'PATCH',
+      `/orgs/${org.orgGuid}/settings`,
+      {
+        paymentWebhook: `${receiver.url}/payment`,
+        terminal: { presetsMinor: [1800, 3600, 10_000], coverFeePercent: 3 },
+      },
+    );
+    receiver.secrets.push(settings.webhookSecrets.payment.secret);
+    await api('/V1/External/SaveCampaign', { orgGuid: org.orgGuid, campaignNumber: 0, campaignName: 'Building Fund' });
+    await api('/V1/External/SaveReason', { orgGuid: org.orgGuid, reasonNumber: 0, reasonName: 'Kiddush' });
+    await api('/V1/External/SaveDonor', {
+      orgGuid: org.orgGuid,
+      donorID: '',
+      firstName: 'Rivka',
+      lastName: 'Stern',
+      firstNameHebrew: 'רבקה',
+      lastNameHebrew: 'שטרן',
+      donorPhones: [{ phoneNumber: '3055550123' }],
+    });
+    chromium = await launchChromium();
+    page = await chromium.browser.newPage();
+  }, 120_000);
+
+  afterAll(async () => {
+    await chromium?.close();
+    await Promise.all(started.map((s) => s.kill('SIGKILL')));
+    await receiver?.close();
+    await new Promise<void>((r) => (web ? web.server.close(() => r()) : r()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const byTest = (id: string) => page.getByTestId(id);
+
+  async function donate(card: string, opts: { amount?: string; donor?: 'search' | 'anonymous' } = {}) {
+    await byTest('nav-donate').click();
+    await byTest('amount-screen').waitFor();
+    for (const k of opts.amount ?? '18') await byTest(`key-${k}`).click();
+    await byTest('amount-next').click();
+    await byTest('card-number').fill(card);
+    await byTest('card-expiry').fill('12/30');
+    await byTest('card-cvv').fill('123');
+    await byTest('method-next').click();
+    if (opts.donor === 'search') {
+      await byTest('donor-search').fill('שטרן');
+      await page.getByRole('button', { name: /רבקה שטרן|Rivka Stern/ }).click();
+    } else {
+      await byTest('donor-anonymous').click();
+    }
+    await byTest('donor-next').click();
+    await byTest('details-next').click();
+    await byTest('confirm').click();
+    await byTest('result-screen').waitFor();
+  }
+
+  it('pairs, and takes a card donation online with its receipt number and a webhook with the device facts', async () => {
+    const device = await admin<{ pairingCode: string }>('POST', `/orgs/${org.orgGuid}/devices`, {
+      name: 'Lobby kiosk',
+      sandbox: true,
+    });
+    await page.goto(`${web.url}?e2e=1`);
+    await byTest('pairing-screen').waitFor();
+    await byTest('pair-url').fill(`http://127.0.0.1:${port}`);
+    await byTest('pair-code').fill('nope');
+    expect(await byTest('pair-code-error').textContent()).toContain('8-character');
+    await byTest('pair-code').fill(device.pairingCode);
+    await byTest('pair-submit').click();
+    await byTest('amount-screen').waitFor();
+
+    // Where the device stands: shown on every payment webhook.
+    await byTest('nav-settings').click();
+    await byTest('settings-location').fill('Main hall');
+    await byTest('settings-save').click();
+    await byTest('settings-note').waitFor();
+
+    // A bad card number is refused as it is typed.
+    await byTest('nav-donate').click();
+    await byTest('key-1').click();
+    await byTest('amount-next').click();
+    await byTest('card-number').fill('4242424242424241');
+    expect(await byTest('card-number-error').textContent()).toMatch(/not valid/);
+
+    await donate('4242424242424242', { donor: 'search' });
+    const approved = await byTest('result-approved').textContent();
+    const receipt = /R\d+/.exec(approved ?? '')?.[0];
+    expect(receipt).toBeDefined();
+
+    const hook = await waitFor(() =>
+      receiver.received.find((r) => r.verified && JSON.parse(r.body).paymentNumber === receipt),
+    );
+    const body = paymentWebhook.parse(JSON.parse(hook.body));
+    expect(body.deviceName).toBe('Lobby kiosk');
+    expect(body.timezone).toBeTruthy();
+    expect(body.deviceCreatedDate).toBeTruthy();
+    expect(body.locationInfo).toMatchObject({ locationName: 'Main hall' });
+    expect(body.last4Digits).toBe('4242');
+    // The card number is nowhere in the page's storage.
+    const stored = await page.evaluate(async () => {
+      const g = globalThis as unknown as { __kupah: { data: { listOutbox(): Promise<unknown[]> } } };
+      return JSON.stringify(await g.__kupah.data.listOutbox());
+    });
+    expect(stored).not.toContain('4242424242424242');
+  });
+
+  it('takes donations while the backend is down, keeps them across a reload, and forwards them once it is back', async () => {
+    await server!.kill('SIGTERM');
+    await donate('5555555555554444', { amount: '36' });
+    await byTest('result-saved').waitFor({ timeout: 15_000 });
+    await donate('4000000000000002', { amount: '54' }); // declined once it reaches the gateway
+    await byTest('result-saved').waitFor({ timeout: 15_000 });
+    expect(await byTest('queue-count').textContent()).toMatch(/2 waiting/);
+
+    await page.reload();
+    await byTest('amount-screen').waitFor();
+    expect(await byTest('queue-count').textContent()).toMatch(/2 waiting/);
+
+    await startBackend();
+    await byTest('nav-settings').click();
+    await byTest('sync-now').click();
+    await page.waitForFunction(
+      () => (globalThis as unknown as { document: Document }).document.querySelector('[data-testid=queue-count]')?.textContent?.includes('Nothing'),
+      undefined,
+      { timeout: 30_000 },
+    );
+    // The decline after forwarding is on the queue screen, where the cashier sees it.
+    await byTest('nav-queue').click();
+    await byTest('queue-tab-declined').click();
+    const declined = byTest('queue-item');
+    await declined.first().waitFor();
+    expect(await declined.count()).toBe(1);
+    expect(await declined.first().textContent()).toMatch(/54/);
+    await byTest('queue-tab-done').click();
+    await expect.poll(async () => byTest('queue-item').count()).toBeGreaterThanOrEqual(2);
+  });
+
+  it('previews a Hebrew-calendar schedule with Hebrew dates, then creates it', async () => {
+    await byTest('nav-donate').click();
+    for (const k of '36') await byTest(`key-${k}`).click();
+    await byTest('recurring').check();
+    await byTest('amount-next').click();
+    await byTest('card-number').fill('4242424242424242');
+    await byTest('card-expiry').fill('12/30');
+    await byTest('card-cvv').fill('123');
+    await byTest('method-next').click();
+    await byTest('donor-anonymous').click();
+    await byTest('donor-next').click();
+    await byTest('frequency').selectOption('Monthly_Hebrew');
+    await byTest('schedule-count').fill('12');
+    await byTest('schedule-preview').waitFor();
+    const dates = await byTest('hebrew-date').allTextContents();
+    expect(dates).toHaveLength(12);
+    expect(dates[0]).toMatch(/57\d\d/);
+    // Each Hebrew month once: the day of the Hebrew month stays (or moves to the day before Shabbat).
+    expect(new Set(dates.map((d) => d.split(' ').slice(1).join(' '))).size).toBeGreaterThanOrEqual(11);
+    await byTest('details-next').click();
+    await byTest('confirm').click();
+    await byTest('result-approved').waitFor({ timeout: 15_000 });
+    expect(await byTest('result-approved').textContent()).toMatch(/Schedule \d+/);
+  });
+
+  it('lays out right to left in Hebrew', async () => {
+    await byTest('nav-settings').click();
+    await byTest('settings-language').selectOption('he');
+    await byTest('settings-save').click();
+    await page.waitForFunction(() => (globalThis as unknown as { document: Document }).document.documentElement.dir === 'rtl');
+    await byTest('nav-donate').click();
+    for (const k of '180') await byTest(`key-${k}`).click();
+    const html = await page.evaluate(() => {
+      const d = (globalThis as unknown as { document: Document }).document;
+      return { dir: d.documentElement.dir, lang: d.documentElement.lang, title: d.querySelector('h1')?.textContent };
+    });
+    expect(html).toEqual({ dir: 'rtl', lang: 'he', title: 'סכום' });
+    // The navigation starts at the right edge.
+    const nav = await page.locator('nav').boundingBox();
+    const first = await byTest('nav-donate').boundingBox();
+    expect(first!.x + first!.width).toBeGreaterThan(nav!.x + nav!.width - 60);
+    await page.setViewportSize({ width: 1100, height: 820 });
+    await page.screenshot({ path: join(ARTIFACTS, 'terminal-he.png') });
+    await byTest('key-0').click(); // keep the amount for the next screenshot
+    await byTest('nav-settings').click();
+    await byTest('settings-language').selectOption('en');
+    await byTest('settings-save').click();
+    await page.waitForFunction(() => (globalThis as unknown as { document: Document }).document.documentElement.dir === 'ltr');
+  });
+
+  it('kiosk: idle resets to the start and clears the donor', async () => {
+    await byTest('nav-settings').click();
+    await byTest('settings-mode').selectOption('kiosk');
+    await byTest('settings-idle').fill('15');
+    await byTest('settings-save').click();
+    await byTest('settings-note').waitFor();
+    await page.clock.install();
+    await byTest('nav-donate').click();
+    await byTest('preset-3600').click();
+    await byTest('amount-next').click();
+    await byTest('method-screen').waitFor();
+    await page.clock.runFor(7_000);
+    await byTest('idle-warning').waitFor();
+    await page.clock.runFor(9_000);
+    await byTest('amount-screen').waitFor();
+    expect(await byTest('amount-display').textContent()).toMatch(/0\.00/);
+  });
+});
+
+async function waitFor<T>(find: () => T | undefined, ms = 20_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = find();
+    if (v !== undefined) return v;
+    if (Date.now() > until) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
