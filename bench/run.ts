@@ -9,6 +9,7 @@ import { errorText, installSignalHandlers, runCleanups, startWatchdog } from './
 import { DEFAULT_PG_URL, loopbackPgUrl } from './postgres.ts';
 import { formatSchedules, runSchedules } from './schedules.ts';
 import { formatSync, runSync } from './sync.ts';
+import { formatTerminal, runTerminal } from './terminal.ts';
 import { formatWebhooks, runWebhooks } from './webhooks.ts';
 
 const DEFAULTS = {
@@ -30,6 +31,8 @@ Benchmarks:
             recurring scheduler charging 10,000 due instalments on PostgreSQL.
   webhooks  committed payment events on PostgreSQL delivered to a loopback receiver:
             deliveries/s of a burst, and commit-to-delivery latency at a steady rate.
+  terminal  the terminal's web build in Chromium: cold start to an interactive amount
+            screen, offline enqueue of 1,000 card donations, renderer JavaScript size.
   sync      payments queued offline in the terminal's data layer in Chromium (Dexie,
             sealed card data), then forwarded by the sync loop to the server on PostgreSQL.
 
@@ -55,7 +58,7 @@ Options (schedules, webhooks; both use PostgreSQL at --pg-url):
 The server runs with the inherited environment plus PORT, HOST, LOG_LEVEL=warn, ADMIN_TOKEN,
 DATA_DIR and DATABASE_URL chosen by the benchmark (so DB_POOL_SIZE, if set, is passed through).`;
 
-const BENCHMARKS = ['charge', 'schedules', 'webhooks', 'sync'] as const;
+const BENCHMARKS = ['charge', 'schedules', 'webhooks', 'sync', 'terminal'] as const;
 
 function positiveNumber(name: string, text: string | undefined, fallback: number, allowZero = false): number {
   if (text === undefined) return fallback;
@@ -93,6 +96,10 @@ async function main(argv: string[]): Promise<number> {
   }
 
   if (name === 'schedules' || name === 'webhooks' || name === 'sync') return runOnPostgres(name, values);
+  if (name === 'terminal') {
+    const opts = { donations: 1000, starts: 7, log: (line: string) => console.error(`bench: ${line}`) };
+    return runReported(name, values, 600_000, () => runTerminal(opts), formatTerminal);
+  }
 
   let db: DbKind;
   let options: Parameters<typeof runCharge>[0];

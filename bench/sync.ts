@@ -41,6 +41,18 @@ export interface SyncReport {
   at: string;
 }
 
+/** What the bench page puts on its global object (bench/pages/sync-page.ts), as the driver sees it. */
+interface BenchData {
+  pair(url: string, code: string, name: string): Promise<unknown>;
+  enqueue(entry: unknown): Promise<unknown>;
+  syncNow(): Promise<void>;
+  summary(): Promise<{ pending: number }>;
+}
+interface BenchGlobals {
+  kupahBench: { createTerminalData(opts: { bridge: unknown; dbName: string }): BenchData; bridge: unknown };
+  data: BenchData;
+}
+
 const ADMIN = `bench-sync-admin-${Date.now()}-0123456789`;
 const PAGE = `<!doctype html><meta charset="utf-8"><title>loading</title><script type="module" src="/sync-page.js"></script>`;
 
@@ -120,7 +132,7 @@ export async function runSync(opts: SyncOptions): Promise<SyncReport> {
   log('pairing');
   await tab.evaluate(
     async ([url, code]) => {
-      const g = globalThis as unknown as Record<string, any>;
+      const g = globalThis as unknown as BenchGlobals;
       g.data = g.kupahBench.createTerminalData({ bridge: g.kupahBench.bridge, dbName: 'bench-sync' });
       await g.data.pair(url, code, 'Bench kiosk');
     },
@@ -133,7 +145,7 @@ export async function runSync(opts: SyncOptions): Promise<SyncReport> {
     const n = Math.min(500, opts.payments - done);
     const chunk = await tab.evaluate(
       async ([from, count]) => {
-        const g = globalThis as unknown as Record<string, any>;
+        const g = globalThis as unknown as BenchGlobals;
         const out: number[] = [];
         for (let i = from; i < from + count; i++) {
           const t = performance.now();
@@ -158,7 +170,7 @@ export async function runSync(opts: SyncOptions): Promise<SyncReport> {
 
   log('forwarding');
   const forward = await tab.evaluate(async () => {
-    const g = globalThis as unknown as Record<string, any>;
+    const g = globalThis as unknown as BenchGlobals;
     const t0 = performance.now();
     let runs = 0;
     for (;;) {

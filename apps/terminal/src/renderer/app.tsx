@@ -17,6 +17,7 @@ import { SettingsScreen } from './screens/settings-screen.tsx';
 import { useTerminal } from './store/terminal-store.ts';
 
 const WARN_SECONDS = 10;
+const SUMMARY_MIN_INTERVAL_MS = 300;
 
 /** Kiosk: after `idleSeconds` without a touch or key, clear the donor's entry and start over. */
 export function useKioskIdle(active: boolean, idleSeconds: number, onIdle: () => void): number | null {
@@ -72,7 +73,28 @@ export function App() {
       } else go('pairing');
       setLoaded(true);
     })();
-    const refresh = () => void data.summary().then(setSummary);
+    // Coalesced: a burst of outbox changes (a sync applying 100 results) costs one or two reads.
+    let inFlight = false;
+    let dirty = false;
+    const refresh = () => {
+      if (inFlight) {
+        dirty = true;
+        return;
+      }
+      inFlight = true;
+      void data
+        .summary()
+        .then(setSummary)
+        .finally(() =>
+          setTimeout(() => {
+            inFlight = false;
+            if (dirty && live) {
+              dirty = false;
+              refresh();
+            }
+          }, SUMMARY_MIN_INTERVAL_MS),
+        );
+    };
     refresh();
     const offOutbox = data.onOutboxChange(refresh);
     const offStatus = data.onSyncStatus((s) => {

@@ -376,6 +376,9 @@ export function createSyncLoop(opts: SyncLoopOptions): SyncLoop {
     },
     nudge() {
       if (!started || status.phase === 'revoked') return;
+      // Offline, a run cannot get through: the `online` event starts one. (Without this, every
+      // donation taken offline queued one more doomed run, each reading the whole outbox.)
+      if (!platformOnline()) return;
       if (timer && timerIsBackoff) return;
       void requestRun();
     },
