@@ -1,0 +1,120 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { emptyDraft } from '../store/terminal-store.ts';
+import { buildEntry, chargedMinor } from './build-entry.ts';
+import {
+  amountError,
+  amountMinor,
+  donorErrors,
+  paymentErrors,
+  scheduleErrors,
+  splitErrors,
+} from './validate.ts';
+
+const NOW = new Date('2026-11-22T10:00:00Z');
+const settings = {
+  orgGuid: '3f2b8c1e-6d4a-4c2e-9a57-0b1d2e3f4a5b',
+  orgName: 'Org',
+  currencies: ['USD' as const],
+  scheduleMode: 'Integration' as const,
+  timezone: 'America/New_York',
+  il: false,
+  sandbox: true,
+  deviceName: 'K',
+  offline: { perPaymentMinor: 100_000, totalMinor: 1_000_000, expiryHours: 72 },
+  presetsMinor: [],
+  coverFeePercent: 3,
+};
+
+describe('field validation as the cashier types', () => {
+  it('amounts: exact minor units for every valid text, refusals otherwise', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 100_000_000 }), (minor) => {
+        const text = `${Math.floor(minor / 100)}.${String(minor % 100).padStart(2, '0')}`;
+        expect(amountMinor(text)).toBe(minor);
+        expect(amountError(text)).toBeNull();
+      }),
+    );
+    expect(amountError('')).toEqual({ key: 'amount.zero' });
+    expect(amountError('0.00')).toEqual({ key: 'amount.zero' });
+    expect(amountMinor('1.234')).toBeNull();
+  });
+
+  it('cards: Luhn, a past expiry and a short CVV each get their own message', () => {
+    const d = emptyDraft();
+    d.card = { ccNum: '4242424242424241', expiry: '01/20', cvv: '1', holder: '' };
+    const e = paymentErrors(d, NOW);
+    expect(e.ccNum?.key).toBe('method.errors.cardNumber');
+    expect(e.expiry?.key).toBe('method.errors.expiry');
+    d.card = { ccNum: '4242 4242 4242 4242', expiry: '12/30', cvv: '123', holder: '' };
+    expect(paymentErrors(d, NOW)).toEqual({});
+    d.card = { ccNum: '378282246310005', expiry: '12/30', cvv: '123', holder: '' };
+    expect(paymentErrors(d, NOW).cvv).toEqual({ key: 'method.errors.cvv', values: { length: 4 } });
+  });
+
+  it('ACH: the ABA checksum of the routing number', () => {
+    const d = { ...emptyDraft(), method: 'ACH' as const };
+    d.bank = { routingNum: '021000022', accountNum: '123456789', accountType: 'Checking' };
+    expect(paymentErrors(d, NOW).routingNum?.key).toBe('method.errors.routing');
+    d.bank.routingNum = '021000021';
+    expect(paymentErrors(d, NOW)).toEqual({});
+  });
+
+  it('a new donor needs a first and last name in English or in Hebrew', () => {
+    const d = { ...emptyDraft().donor, mode: 'new' as const };
+    expect(donorErrors(d).name?.key).toBe('donor.namePair');
+    expect(donorErrors({ ...d, firstNameHebrew: 'שרה', lastName: 'Cohen' }).name?.key).toBe('donor.namePair');
+    expect(donorErrors({ ...d, firstNameHebrew: 'שרה', lastNameHebrew: 'כהן' })).toEqual({});
+    expect(donorErrors({ ...d, firstName: 'Sarah', lastName: 'Cohen', email: 'no' }).email?.key).toBe(
+      'donor.badEmail',
+    );
+  });
+
+  it('a split must add up to the amount charged, fee included', () => {
+    const d = { ...emptyDraft(), amountText: '100', coverFee: true, split: true };
+    const total = chargedMinor(d, settings);
+    expect(total).toBe(10_300);
+    d.parts = [
+      { reasonNum: 1, amountText: '50' },
+      { reasonNum: 2, amountText: '50' },
+    ];
+    expect(splitErrors(d, total).split?.key).toBe('details.splitMustSum');
+    d.parts[1] = { reasonNum: 2, amountText: '53' };
+    expect(splitErrors(d, total)).toEqual({});
+  });
+
+  it('a schedule cannot start in the past', () => {
+    const d = { ...emptyDraft(), recurring: true };
+    d.schedule = { frequency: 'Monthly_Hebrew', countText: '12', startDate: '2026-11-21' };
+    expect(scheduleErrors(d, '2026-11-22').startDate?.key).toBe('schedule.badStart');
+    d.schedule.startDate = '2026-11-22';
+    d.schedule.countText = '0';
+    expect(scheduleErrors(d, '2026-11-22')).toEqual({ count: { key: 'schedule.badCount' } });
+  });
+});
+
+describe('the entry written to the outbox', () => {
+  it('a swiped card carries the number from the swipe and no CVV; a schedule totals its payments', () => {
+    const d = {
+      ...emptyDraft(),
+      amountText: '18',
+      recurring: true,
+      swiped: { brand: 'Visa', last4: '4242' },
+    };
+    d.schedule = { frequency: 'Monthly_Hebrew', countText: '12', startDate: '2026-11-22' };
+    const e = buildEntry(
+      d,
+      { ...settings, coverFeePercent: 0 },
+      { ccNum: '4242424242424242', expiry: '12/30' },
+      null,
+    );
+    expect(e.kind).toBe('schedule');
+    expect(e.swiped).toBe(true);
+    expect(e.request).toMatchObject({
+      amount: 216,
+      card: { ccNum: '4242424242424242', expiry: '12/30' },
+      scheduleDetails: { frequencyID: 'Monthly_Hebrew', totalPaymentsCount: 12, amountPerPayment: 18 },
+    });
+    expect(JSON.stringify(e.request)).not.toContain('cvv');
+  });
+});
