@@ -2,6 +2,6 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    projects: ['packages/*', 'apps/server', 'apps/terminal'],
+    projects: ['packages/*', 'apps/server', 'apps/terminal', 'apps/terminal/vitest.e2e.config.ts'],
   },
 });

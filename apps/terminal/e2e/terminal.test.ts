@@ -10,7 +10,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromiumAvailable, type LaunchedChromium, launchChromium, requireChromium } from '@kupah/browser-testing';
+import {
+  chromiumAvailable,
+  type LaunchedChromium,
+  launchChromium,
+  requireChromium,
+} from '@kupah/browser-testing';
 import { paymentWebhook } from '@kupah/contracts';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -107,7 +112,11 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the terminal in Chromi
       },
     );
     receiver.secrets.push(settings.webhookSecrets.payment.secret);
-    await api('/V1/External/SaveCampaign', { orgGuid: org.orgGuid, campaignNumber: 0, campaignName: 'Building Fund' });
+    await api('/V1/External/SaveCampaign', {
+      orgGuid: org.orgGuid,
+      campaignNumber: 0,
+      campaignName: 'Building Fund',
+    });
     await api('/V1/External/SaveReason', { orgGuid: org.orgGuid, reasonNumber: 0, reasonName: 'Kiddush' });
     await api('/V1/External/SaveDonor', {
       orgGuid: org.orgGuid,
@@ -218,7 +227,10 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the terminal in Chromi
     await byTest('nav-settings').click();
     await byTest('sync-now').click();
     await page.waitForFunction(
-      () => (globalThis as unknown as { document: Document }).document.querySelector('[data-testid=queue-count]')?.textContent?.includes('Nothing'),
+      () =>
+        (globalThis as unknown as { document: Document }).document
+          .querySelector('[data-testid=queue-count]')
+          ?.textContent?.includes('Nothing'),
       undefined,
       { timeout: 30_000 },
     );
@@ -259,28 +271,39 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the terminal in Chromi
   });
 
   it('lays out right to left in Hebrew', async () => {
+    await page.setViewportSize({ width: 1100, height: 820 });
+    await byTest('nav-donate').click();
+    for (const k of '180') await byTest(`key-${k}`).click();
+    await page.screenshot({ path: join(ARTIFACTS, 'terminal-en.png') });
     await byTest('nav-settings').click();
     await byTest('settings-language').selectOption('he');
     await byTest('settings-save').click();
-    await page.waitForFunction(() => (globalThis as unknown as { document: Document }).document.documentElement.dir === 'rtl');
+    await page.waitForFunction(
+      () => (globalThis as unknown as { document: Document }).document.documentElement.dir === 'rtl',
+    );
     await byTest('nav-donate').click();
     for (const k of '180') await byTest(`key-${k}`).click();
     const html = await page.evaluate(() => {
       const d = (globalThis as unknown as { document: Document }).document;
-      return { dir: d.documentElement.dir, lang: d.documentElement.lang, title: d.querySelector('h1')?.textContent };
+      return {
+        dir: d.documentElement.dir,
+        lang: d.documentElement.lang,
+        title: d.querySelector('h1')?.textContent,
+      };
     });
     expect(html).toEqual({ dir: 'rtl', lang: 'he', title: 'סכום' });
     // The navigation starts at the right edge.
     const nav = await page.locator('nav').boundingBox();
     const first = await byTest('nav-donate').boundingBox();
     expect(first!.x + first!.width).toBeGreaterThan(nav!.x + nav!.width - 60);
-    await page.setViewportSize({ width: 1100, height: 820 });
     await page.screenshot({ path: join(ARTIFACTS, 'terminal-he.png') });
     await byTest('key-0').click(); // keep the amount for the next screenshot
     await byTest('nav-settings').click();
     await byTest('settings-language').selectOption('en');
     await byTest('settings-save').click();
-    await page.waitForFunction(() => (globalThis as unknown as { document: Document }).document.documentElement.dir === 'ltr');
+    await page.waitForFunction(
+      () => (globalThis as unknown as { document: Document }).document.documentElement.dir === 'ltr',
+    );
   });
 
   it('kiosk: idle resets to the start and clears the donor', async () => {
