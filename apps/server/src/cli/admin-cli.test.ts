@@ -262,6 +262,38 @@ describe('admin CLI against a real server', () => {
     expect(again.json).toEqual({ error: { errorCode: 'NOT_FOUND', message: 'That API key was not found' } });
   });
 
+  it('device create gives a pairing code that pairs; device list shows it; revoke refuses its pushes; key rotation', async () => {
+    const { orgGuid } = await newOrg();
+    const created = await admin('device', 'create', '--org', orgGuid, '--name', 'Kiosk 1', '--sandbox');
+    expect(created.code).toBe(0);
+    expect(created.json).toMatchObject({ orgGuid, name: 'Kiosk 1', sandbox: true });
+    expect(created.json.pairingCode).toMatch(/^[A-Z2-9]{4}-[A-Z2-9]{4}$/);
+    const paired = await h.request('POST', '/v1/Device/Pair', { pairingCode: created.json.pairingCode });
+    expect(paired.status).toBe(200);
+    const list = await admin('device', 'list', '--org', orgGuid);
+    expect(list.json.devices).toEqual([
+      expect.objectContaining({ deviceId: created.json.deviceId, name: 'Kiosk 1', status: 'paired' }),
+    ]);
+    const revoked = await admin('device', 'revoke', '--org', orgGuid, '--device', created.json.deviceId);
+    expect(revoked.code).toBe(0);
+    expect(revoked.json.device.status).toBe('revoked');
+    const pull = await h.request('GET', '/v1/Device/Sync/Pull', undefined, {
+      authorization: paired.body.credential,
+    });
+    expect(pull.body.error.errorCode).toBe('DEVICE_REVOKED');
+    const missing = await admin('device', 'revoke', '--org', orgGuid, '--device', 'dev_nosuchdevice');
+    expect(missing.code).toBe(1);
+
+    const before = await admin('device', 'keys');
+    const rotated = await admin('device', 'rotate-key');
+    expect(rotated.code).toBe(0);
+    expect(rotated.json.keys).toHaveLength(before.json.keys.length + 1);
+    const current = await admin('device', 'retire-key', '--kid', rotated.json.kid);
+    expect(current.code).toBe(1);
+    expect(current.stderr).toContain('current key');
+    expect((await admin('device', 'create', '--org', orgGuid)).code).toBe(2);
+  });
+
   it('source create (device, sandbox) can charge; source revoke makes it 401', async () => {
     const { orgGuid } = await newOrg();
     const created = await admin(
