@@ -171,7 +171,9 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the terminal in Chromi
     await byTest('pairing-screen').waitFor();
     await byTest('pair-url').fill(`http://127.0.0.1:${port}`);
     await byTest('pair-code').fill('nope');
-    expect(await byTest('pair-code-error').textContent()).toContain('8-character');
+    await expect
+      .poll(async () => (await byTest('pair-code-error').textContent()) ?? '')
+      .toContain('8-character');
     await byTest('pair-code').fill(device.pairingCode);
     await byTest('pair-submit').click();
     await byTest('amount-screen').waitFor();
@@ -187,7 +189,9 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the terminal in Chromi
     await byTest('key-1').click();
     await byTest('amount-next').click();
     await byTest('card-number').fill('4242424242424241');
-    expect(await byTest('card-number-error').textContent()).toMatch(/not valid/);
+    await expect
+      .poll(async () => (await byTest('card-number-error').textContent()) ?? '')
+      .toMatch(/not valid/);
 
     await donate('4242424242424242', { donor: 'search' });
     const approved = await byTest('result-approved').textContent();
@@ -217,11 +221,11 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the terminal in Chromi
     await byTest('result-saved').waitFor({ timeout: 15_000 });
     await donate('4000000000000002', { amount: '54' }); // declined once it reaches the gateway
     await byTest('result-saved').waitFor({ timeout: 15_000 });
-    expect(await byTest('queue-count').textContent()).toMatch(/2 waiting/);
+    await expect.poll(async () => (await byTest('queue-count').textContent()) ?? '').toMatch(/2 waiting/);
 
     await page.reload();
     await byTest('amount-screen').waitFor();
-    expect(await byTest('queue-count').textContent()).toMatch(/2 waiting/);
+    await expect.poll(async () => (await byTest('queue-count').textContent()) ?? '').toMatch(/2 waiting/);
 
     await startBackend();
     await byTest('nav-settings').click();
@@ -306,8 +310,48 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the terminal in Chromi
     );
   });
 
+  it('voids a sent payment only with the manager PIN', async () => {
+    await byTest('nav-queue').click();
+    await byTest('queue-tab-done').click();
+    await byTest('void').first().click();
+    await byTest('act-reason').fill('entered twice');
+    await byTest('act-pin').fill('1234');
+    await byTest('act-confirm').click();
+    await expect
+      .poll(async () => (await byTest('queue-message').textContent()) ?? '')
+      .toMatch(/PIN in Settings/);
+
+    await byTest('nav-settings').click();
+    await byTest('settings-pin').fill('1234');
+    await byTest('settings-save').click();
+    await byTest('settings-note').waitFor();
+    await byTest('nav-queue').click();
+    await byTest('queue-tab-done').click();
+    await byTest('void').first().click();
+    await byTest('act-reason').fill('entered twice');
+    await byTest('act-pin').fill('9999');
+    await byTest('act-confirm').click();
+    await expect.poll(async () => (await byTest('queue-message').textContent()) ?? '').toMatch(/Wrong PIN/);
+    await byTest('act-pin').fill('1234');
+    await byTest('act-confirm').click();
+    const voidState = () =>
+      page.evaluate(async () => {
+        const g = globalThis as unknown as {
+          __kupah: {
+            data: { listOutbox(): Promise<{ kind: string; state: string; receiptNum: string | null }[]> };
+          };
+        };
+        const v = (await g.__kupah.data.listOutbox()).find((i) => i.kind === 'void');
+        return v ? `${v.state} ${v.receiptNum}` : 'none';
+      });
+    await expect.poll(voidState, { timeout: 20_000 }).toMatch(/^done R\d+$/);
+  });
+
   it('kiosk: idle resets to the start and clears the donor', async () => {
     await byTest('nav-settings').click();
+    // Settings are behind the manager PIN set above.
+    await byTest('unlock-pin').fill('1234');
+    await page.getByRole('button', { name: 'Unlock' }).click();
     await byTest('settings-mode').selectOption('kiosk');
     await byTest('settings-idle').fill('15');
     await byTest('settings-save').click();
