@@ -238,6 +238,16 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the terminal in Chromi
       undefined,
       { timeout: 30_000 },
     );
+    // The webhook of the donation taken while the backend was down: the device's facts, its time.
+    const late = await waitFor(() =>
+      receiver.received.find((r) => r.verified && JSON.parse(r.body).amount === '36.00'),
+    );
+    const lateBody = paymentWebhook.parse(JSON.parse(late.body));
+    expect(lateBody).toMatchObject({
+      deviceName: 'Lobby kiosk',
+      locationInfo: { locationName: 'Main hall' },
+    });
+    expect(Date.parse(lateBody.deviceCreatedDate!)).toBeLessThan(Date.parse(lateBody.processedDateTime!));
     // The decline after forwarding is on the queue screen, where the cashier sees it.
     await byTest('nav-queue').click();
     await byTest('queue-tab-declined').click();

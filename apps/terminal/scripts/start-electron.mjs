@@ -20,7 +20,7 @@ const require = createRequire(join(appDir, 'package.json'));
 
 const MISSING_BINARY =
   'Electron\'s binary is not installed: run "node node_modules/electron/install.js" (needs access to github.com), ' +
-  'or open the terminal in a browser at http://localhost:3000/terminal/ after "npm start".';
+  'or open the terminal in a browser at http://127.0.0.1:8787/terminal/ after "npm start".';
 
 /** The Electron executable, or null when it is not on this machine. */
 function electronBinary() {

@@ -2,7 +2,7 @@ import { ERROR_CODES, isGuid } from '@kupah/contracts';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../http/env.ts';
 import { ApiError } from '../http/errors.ts';
-import type { TokenBuckets } from '../http/rate-limit.ts';
+import { type TokenBuckets, takeOrRefuse } from '../http/rate-limit.ts';
 import { hashCredential } from './credentials.ts';
 import { type Caller, findApiKeyCaller, findSourceCaller } from './repo.ts';
 
@@ -38,23 +38,13 @@ export function authenticate(accepts: Accepts, buckets: TokenBuckets): Middlewar
         sent ? 'The credential is unknown or revoked' : `Missing credential: send ${expected(accepts)}`,
       );
     }
-    const wait = buckets.take(
+    takeOrRefuse(
+      buckets,
       `${caller.type}:${caller.id}`,
       caller.org.settings.rateLimit,
-      performance.now(),
+      'Too many requests for this credential; slow down',
+      c.var.deps.metrics.rateLimited,
     );
-    if (wait > 0) {
-      c.var.deps.metrics.rateLimited.inc();
-      throw new ApiError(
-        429,
-        ERROR_CODES.RATE_LIMITED,
-        'Too many requests for this credential; slow down',
-        undefined,
-        {
-          'Retry-After': String(Math.max(1, Math.ceil(wait))),
-        },
-      );
-    }
     c.set('caller', caller);
     await next();
   };

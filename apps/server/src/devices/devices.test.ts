@@ -107,6 +107,28 @@ describe.each(await testDatabases())('device sync on %s', (kind) => {
     });
   });
 
+  it('pairing attempts are rate limited per client address', async () => {
+    const tries = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        h.request(
+          'POST',
+          '/v1/Device/Pair',
+          { pairingCode: 'ZZZZ-ZZZZ' },
+          { 'x-forwarded-for': '203.0.113.9' },
+        ),
+      ),
+    );
+    expect(tries.filter((r) => r.status === 429).length).toBeGreaterThan(0);
+    expect(tries.find((r) => r.status === 429)!.headers.get('retry-after')).toMatch(/^\d+$/);
+    const other = await h.request(
+      'POST',
+      '/v1/Device/Pair',
+      { pairingCode: 'ZZZZ-ZZZZ' },
+      { 'x-forwarded-for': '203.0.113.10' },
+    );
+    expect(other.status).toBe(400);
+  });
+
   describe('push', () => {
     it('answers each operation; a bad one among good ones does not stop them; a replay answers the same', async () => {
       const good1 = await sealedOp(device, 'charge', chargeReq());

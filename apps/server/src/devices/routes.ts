@@ -2,6 +2,8 @@
  * Device sync over HTTP: pairing (no credential: the one-time pairing code is the credential),
  * then push and pull with the device's source GUID in `Authorization`.
  */
+
+import { getConnInfo } from '@hono/node-server/conninfo';
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import {
   ERROR_CODES,
@@ -13,11 +15,11 @@ import {
   pushRequest,
   pushResponse,
 } from '@kupah/contracts';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../http/env.ts';
 import { ApiError } from '../http/errors.ts';
 import { ERROR_RESPONSES, jsonBody, jsonOk, validBody } from '../http/openapi.ts';
-import type { TokenBuckets } from '../http/rate-limit.ts';
+import { type TokenBuckets, takeOrRefuse } from '../http/rate-limit.ts';
 import { type DeviceContext, deviceOf, pairDevice, pull, push } from './device-service.ts';
 
 type DeviceEnv = AppEnv & { Variables: { device: DeviceContext } };
@@ -39,43 +41,46 @@ function authenticateDevice(buckets: TokenBuckets): MiddlewareHandler<DeviceEnv>
       );
     }
     const ctx = await deviceOf(c.var.deps.db, raw);
-    const wait = buckets.take(
+    takeOrRefuse(
+      buckets,
       `device:${ctx.device.id}`,
       ctx.caller.org.settings.rateLimit,
-      performance.now(),
+      'Too many requests from this device; slow down',
+      c.var.deps.metrics.rateLimited,
     );
-    if (wait > 0) {
-      throw new ApiError(
-        429,
-        ERROR_CODES.RATE_LIMITED,
-        'Too many requests from this device; slow down',
-        undefined,
-        {
-          'Retry-After': String(Math.max(1, Math.ceil(wait))),
-        },
-      );
-    }
     c.set('caller', ctx.caller);
     c.set('device', ctx);
     await next();
   };
 }
 
+/**
+ * The client's address. X-Forwarded-For is believed only from a proxy on this machine (the peer
+ * is loopback, or there is no socket: tests calling app.request()); a client on the network
+ * cannot pick its own bucket by sending the header.
+ */
+function clientAddress(c: Context): string {
+  let peer: string | undefined;
+  try {
+    peer = getConnInfo(c).remote.address;
+  } catch {
+    peer = undefined;
+  }
+  const local = !peer || peer === '127.0.0.1' || peer === '::1' || peer === '::ffff:127.0.0.1';
+  const forwarded = c.req.header('x-forwarded-for')?.split(',')[0]?.trim();
+  return (local && forwarded) || peer || 'unknown';
+}
+
 function limitPairing(buckets: TokenBuckets): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const who = c.req.header('x-forwarded-for')?.split(',')[0]?.trim() || 'direct';
-    const wait = buckets.take(`pair:${who}`, PAIRING_LIMIT, performance.now());
-    if (wait > 0) {
-      throw new ApiError(
-        429,
-        ERROR_CODES.RATE_LIMITED,
-        'Too many pairing attempts; wait and try again',
-        undefined,
-        {
-          'Retry-After': String(Math.max(1, Math.ceil(wait))),
-        },
-      );
-    }
+    const who = clientAddress(c);
+    takeOrRefuse(
+      buckets,
+      `pair:${who}`,
+      PAIRING_LIMIT,
+      'Too many pairing attempts; wait and try again',
+      c.var.deps.metrics.rateLimited,
+    );
     await next();
   };
 }

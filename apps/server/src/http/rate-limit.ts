@@ -1,3 +1,6 @@
+import { ERROR_CODES } from '@kupah/contracts';
+import { ApiError } from './errors.ts';
+
 /**
  * Per-credential token bucket (decisions: 50 requests/s, burst 100, per org configurable).
  * Kept in this process: with several instances each enforces the limit on its own share.
@@ -29,3 +32,20 @@ export function tokenBuckets(maxKeys = 100_000) {
   };
 }
 export type TokenBuckets = ReturnType<typeof tokenBuckets>;
+
+/** Take a token for `key`, or refuse with 429 and Retry-After (the seconds until one is free). */
+export function takeOrRefuse(
+  buckets: TokenBuckets,
+  key: string,
+  limit: RateLimit,
+  message: string,
+  refused: { inc(): void },
+): void {
+  const wait = buckets.take(key, limit, performance.now());
+  if (wait > 0) {
+    refused.inc();
+    throw new ApiError(429, ERROR_CODES.RATE_LIMITED, message, undefined, {
+      'Retry-After': String(Math.max(1, Math.ceil(wait))),
+    });
+  }
+}

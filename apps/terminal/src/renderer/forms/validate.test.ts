@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { emptyDraft } from '../store/terminal-store.ts';
+import { testSettings } from '../sync/fake-settings.ts';
 import { buildEntry, chargedMinor } from './build-entry.ts';
 import {
   amountError,
@@ -12,19 +13,7 @@ import {
 } from './validate.ts';
 
 const NOW = new Date('2026-11-22T10:00:00Z');
-const settings = {
-  orgGuid: '3f2b8c1e-6d4a-4c2e-9a57-0b1d2e3f4a5b',
-  orgName: 'Org',
-  currencies: ['USD' as const],
-  scheduleMode: 'Integration' as const,
-  timezone: 'America/New_York',
-  il: false,
-  sandbox: true,
-  deviceName: 'K',
-  offline: { perPaymentMinor: 100_000, totalMinor: 1_000_000, expiryHours: 72 },
-  presetsMinor: [],
-  coverFeePercent: 3,
-};
+const settings = testSettings({ currencies: ['USD'] });
 
 describe('field validation as the cashier types', () => {
   it('amounts: exact minor units for every valid text, refusals otherwise', () => {

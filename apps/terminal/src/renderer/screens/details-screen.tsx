@@ -75,6 +75,11 @@ export function DetailsScreen() {
   const valid = Object.keys(errors).length === 0;
   const reasonLabel = (r: RefReason) =>
     (lang === 'he' ? r.nameHebrew || r.name : r.name || r.nameHebrew) ?? String(r.reasonNum);
+  const reasonOptions = reasonsFor.map((r) => (
+    <option key={r.reasonNum} value={r.reasonNum}>
+      {reasonLabel(r)}
+    </option>
+  ));
 
   return (
     <section className="screen" data-testid="details-screen">
@@ -108,11 +113,7 @@ export function DetailsScreen() {
               }
             >
               <option value="">{t('details.none')}</option>
-              {reasonsFor.map((r) => (
-                <option key={r.reasonNum} value={r.reasonNum}>
-                  {reasonLabel(r)}
-                </option>
-              ))}
+              {reasonOptions}
             </select>
           </label>
         )}
@@ -148,11 +149,7 @@ export function DetailsScreen() {
                   }}
                 >
                   <option value="">—</option>
-                  {reasonsFor.map((r) => (
-                    <option key={r.reasonNum} value={r.reasonNum}>
-                      {reasonLabel(r)}
-                    </option>
-                  ))}
+                  {reasonOptions}
                 </select>
               </label>
               <Field

@@ -7,22 +7,11 @@ import { ServicesContext } from '../app-context.ts';
 import type { TerminalData } from '../data/terminal-data.ts';
 import { applyLanguage, i18n } from '../i18n/index.ts';
 import { emptyDraft, useTerminal } from '../store/terminal-store.ts';
+import { testSettings } from '../sync/fake-settings.ts';
 import { AmountScreen } from './amount-screen.tsx';
 import { DetailsScreen } from './details-screen.tsx';
 
-const settings = {
-  orgGuid: '3f2b8c1e-6d4a-4c2e-9a57-0b1d2e3f4a5b',
-  orgName: 'Org',
-  currencies: ['USD' as const, 'ILS' as const],
-  scheduleMode: 'Integration' as const,
-  timezone: 'America/New_York',
-  il: false,
-  sandbox: true,
-  deviceName: 'K',
-  offline: { perPaymentMinor: 100_000, totalMinor: 1_000_000, expiryHours: 72 },
-  presetsMinor: [1800, 3600],
-  coverFeePercent: 0,
-};
+const settings = testSettings({ coverFeePercent: 0 });
 
 /** Only what these screens read: the reference lists. */
 const data = {

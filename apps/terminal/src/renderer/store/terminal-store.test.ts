@@ -1,19 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { testSettings } from '../sync/fake-settings.ts';
 import { emptyDraft, useTerminal } from './terminal-store.ts';
 
-const settings = {
-  orgGuid: '3f2b8c1e-6d4a-4c2e-9a57-0b1d2e3f4a5b',
-  orgName: 'Beth Israel',
-  currencies: ['ILS', 'USD'] as ('ILS' | 'USD')[],
-  scheduleMode: 'Integration' as const,
-  timezone: 'Asia/Jerusalem',
-  il: true,
-  sandbox: true,
-  deviceName: 'Kiosk',
-  offline: { perPaymentMinor: 100_000, totalMinor: 1_000_000, expiryHours: 72 },
-  presetsMinor: [1800],
-  coverFeePercent: 3,
-};
+const settings = testSettings({ currencies: ['ILS', 'USD'], timezone: 'Asia/Jerusalem', il: true });
 
 describe('terminal store', () => {
   beforeEach(() =>
