@@ -4,7 +4,7 @@ import { createRoot } from 'react-dom/client';
 import { I18nextProvider } from 'react-i18next';
 import { App } from './app.tsx';
 import { ServicesContext } from './app-context.ts';
-import { getBridge } from './bridge/get-bridge.ts';
+import { getBridge } from './bridge/index.ts';
 import { createTerminalData } from './data/create-terminal-data.ts';
 import { i18n } from './i18n/index.ts';
 import './styles.css';
@@ -12,8 +12,9 @@ import './styles.css';
 const bridge = getBridge();
 const data = createTerminalData({ bridge });
 
-// The end-to-end tests and the benchmark drive the data layer directly (?e2e=1 only).
-if (new URLSearchParams(location.search).has('e2e')) {
+// The end-to-end tests and the benchmark drive the data layer directly: outside production
+// builds, or with ?e2e=1 in the address.
+if (import.meta.env.MODE !== 'production' || new URLSearchParams(location.search).get('e2e') === '1') {
   (window as unknown as { __kupah: unknown }).__kupah = { data, bridge };
 }
 

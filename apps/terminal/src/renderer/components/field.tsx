@@ -1,5 +1,5 @@
 /** A labelled input with its error next to it, announced to screen readers. */
-import { useId } from 'react';
+import { type KeyboardEvent, type ReactNode, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { FieldMessage } from '../forms/validate.ts';
 
@@ -8,46 +8,91 @@ export interface FieldProps {
   value: string;
   onChange(value: string): void;
   error?: FieldMessage | null | undefined;
-  /** Show the error only once the cashier has typed something (or tried to continue). */
+  /**
+   * When to show the error: by default once something was typed or the field was left; true
+   * shows it at once (e.g. enough digits typed, or the server refused the field); false holds
+   * it back until the field is left.
+   */
   touched?: boolean;
-  type?: 'text' | 'tel' | 'email' | 'password' | 'date' | 'number' | 'url';
+  type?: 'text' | 'tel' | 'email' | 'password' | 'date' | 'url';
   inputMode?: 'numeric' | 'decimal' | 'text' | 'tel' | 'email' | 'url';
   autoComplete?: string;
   testId?: string;
   dir?: 'ltr' | 'rtl' | 'auto';
   maxLength?: number;
+  /** Shown under the label and read with the field (e.g. the card brand as it is typed). */
+  hint?: ReactNode;
+  multiline?: boolean;
+  required?: boolean;
+  autoFocus?: boolean;
+  onKeyDown?(e: KeyboardEvent<HTMLElement>): void;
 }
 
 export function Field(p: FieldProps) {
   const { t } = useTranslation();
   const id = useId();
-  const show = p.error && (p.touched ?? p.value !== '');
+  const [left, setLeft] = useState(false);
+  const show = !!p.error && (p.touched === true || left || (p.touched === undefined && p.value !== ''));
+  const describedBy = [p.hint ? `${id}-hint` : null, show ? `${id}-error` : null].filter(Boolean).join(' ');
+  const common = {
+    id,
+    value: p.value,
+    dir: p.dir,
+    maxLength: p.maxLength,
+    required: p.required,
+    autoFocus: p.autoFocus,
+    'data-testid': p.testId,
+    'aria-invalid': show ? true : undefined,
+    'aria-describedby': describedBy || undefined,
+    onBlur: () => setLeft(true),
+    onKeyDown: p.onKeyDown,
+  };
   return (
     <div className="field">
       <label htmlFor={id}>{p.label}</label>
-      <input
-        id={id}
-        type={p.type ?? 'text'}
-        inputMode={p.inputMode}
-        autoComplete={p.autoComplete ?? 'off'}
-        value={p.value}
-        dir={p.dir}
-        maxLength={p.maxLength}
-        data-testid={p.testId}
-        aria-invalid={show ? true : undefined}
-        aria-describedby={show ? `${id}-error` : undefined}
-        onChange={(e) => p.onChange(e.target.value)}
-      />
+      {p.hint ? (
+        <span className="field-hint" id={`${id}-hint`} aria-live="polite">
+          {p.hint}
+        </span>
+      ) : null}
+      {p.multiline ? (
+        <textarea {...common} rows={3} onChange={(e) => p.onChange(e.target.value)} />
+      ) : (
+        <input
+          {...common}
+          type={p.type ?? 'text'}
+          inputMode={p.inputMode}
+          autoComplete={p.autoComplete ?? 'off'}
+          onChange={(e) => p.onChange(e.target.value)}
+        />
+      )}
       {show ? (
         <p
           className="field-error"
           id={`${id}-error`}
-          role="alert"
+          aria-live="polite"
           data-testid={p.testId ? `${p.testId}-error` : undefined}
         >
           {t(p.error!.key, p.error!.values ?? {})}
         </p>
       ) : null}
     </div>
+  );
+}
+
+/** A message shown for a whole group of fields (e.g. "a first and last name"), announced. */
+export function GroupError({
+  message,
+  testId,
+}: {
+  message: FieldMessage | null | undefined;
+  testId?: string;
+}) {
+  const { t } = useTranslation();
+  if (!message) return null;
+  return (
+    <p className="field-error" aria-live="polite" data-testid={testId}>
+      {t(message.key, message.values ?? {})}
+    </p>
   );
 }

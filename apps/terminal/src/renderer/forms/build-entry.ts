@@ -2,15 +2,24 @@
 import type { DeviceSettings } from '@kupah/contracts';
 import type { DonationEntry } from '../data/terminal-data.ts';
 import type { Draft } from '../store/terminal-store.ts';
-import { amountMinor, feeMinor } from './validate.ts';
+import { amountMinor, feeMinor, scheduleAmounts } from './validate.ts';
 
 const major = (minor: number) => minor / 100;
 const orNull = (s: string) => (s.trim() === '' ? null : s.trim());
+/** A provider token as typed; a charity card number without its spaces and dashes. */
+const charityNumber = (s: string) => (s.trim().startsWith('tok_') ? s.trim() : s.replace(/[\s-]/g, ''));
 
-/** The amount charged: what was typed plus the fee when the donor chose to cover it. */
+/** The amount charged (each payment of a schedule): what was typed plus the fee when covered. */
 export function chargedMinor(d: Draft, settings: DeviceSettings): number {
   const base = amountMinor(d.amountText) ?? 0;
   return d.coverFee && settings.coverFeePercent > 0 ? base + feeMinor(base, settings.coverFeePercent) : base;
+}
+
+/** What the reason split must add up to: the charge, or a schedule's first payment. */
+export function splitTargetMinor(d: Draft, settings: DeviceSettings): number {
+  const per = chargedMinor(d, settings);
+  if (!d.recurring) return per;
+  return scheduleAmounts(d, per)?.firstMinor ?? per;
 }
 
 export function buildEntry(
@@ -19,26 +28,27 @@ export function buildEntry(
   swipe: { ccNum: string; expiry: string } | null,
   collectorAccountNum: string | null,
 ): DonationEntry {
-  const total = chargedMinor(d, settings);
+  const per = chargedMinor(d, settings);
   const card =
     d.method === 'Credit_Card'
       ? swipe
         ? { ccNum: swipe.ccNum, expiry: swipe.expiry, cardHolderName: orNull(d.card.holder) }
         : {
             ccNum: d.card.ccNum.replace(/[\s-]/g, ''),
-            expiry: d.card.expiry,
-            cvv: d.card.cvv,
+            expiry: d.card.expiry.trim(),
+            cvv: d.card.cvv.trim(),
             cardHolderName: orNull(d.card.holder),
           }
       : d.method === 'ACH'
         ? null
-        : { ccNum: d.charity.ccNum.trim() };
+        : { ccNum: charityNumber(d.charity.ccNum) };
   const bankAccount =
     d.method === 'ACH'
       ? {
           routingNum: d.bank.routingNum.replace(/\D/g, ''),
           accountNum: d.bank.accountNum.replace(/[\s-]/g, ''),
           accountType: d.bank.accountType,
+          nameOnAccount: orNull(d.bank.holder),
         }
       : null;
   const donor =
@@ -70,18 +80,22 @@ export function buildEntry(
     collectorId: collectorAccountNum,
   };
   if (!d.recurring)
-    return { kind: 'charge', request: { ...common, amount: major(total) }, swiped: swipe !== null };
-  const count = Number(d.schedule.countText);
+    return { kind: 'charge', request: { ...common, amount: major(per) }, swiped: swipe !== null };
+  const amounts = scheduleAmounts(d, per) ?? { count: 1, firstMinor: per, perMinor: per, totalMinor: per };
   return {
     kind: 'schedule',
     request: {
       ...common,
-      amount: major(total * count),
+      amount: major(amounts.totalMinor),
       scheduleDetails: {
         frequencyID: d.schedule.frequency,
         startDate: d.schedule.startDate,
-        totalPaymentsCount: count,
-        amountPerPayment: major(total),
+        totalPaymentsCount: amounts.count,
+        amountPerPayment: major(amounts.perMinor),
+        firstPaymentAmount: major(amounts.firstMinor),
+        ...(d.schedule.frequency === 'Special_Days'
+          ? { specialDays: { presets: d.schedule.specialPresets } }
+          : {}),
       },
     },
     swiped: swipe !== null,

@@ -36,7 +36,7 @@ describe('magnetic-stripe swipes through a keyboard-wedge reader', () => {
       () => 0,
     );
     kb.type('%B4111111111111111^DOE/JOHN A^3012101000000000000000?;4111111111111111=30121010000000000000?');
-    expect(seen).toEqual([{ brand: 'Visa', last4: '1111', cardHolderName: 'JOHN A DOE' }]);
+    expect(seen).toEqual([{ brand: 'Visa', last4: '1111', cardHolderName: 'JOHN A DOE', errorKey: null }]);
     expect(JSON.stringify(seen)).not.toContain('4111111111111111');
     expect(heldSwipe()).toEqual({ ccNum: '4111111111111111', expiry: '12/30' });
     // Every keystroke of the swipe was kept from the focused field.

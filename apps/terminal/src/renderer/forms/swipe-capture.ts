@@ -4,7 +4,7 @@
  * (the keystrokes never reach the focused field), parsed with `parseSwipe`, and the card number
  * is held only in this module — never in React state, the DOM or a log.
  */
-import { detectBrand, parseSwipe } from '@kupah/instruments';
+import { detectBrand, parseSwipe, validateCard } from '@kupah/instruments';
 
 /** Longest pause between two keystrokes of one swipe. */
 const MAX_GAP_MS = 100;
@@ -20,6 +20,8 @@ export interface SwipeResult {
   brand: string;
   last4: string;
   cardHolderName: string | null;
+  /** i18n key of why the swiped card cannot be taken (expired, bad check digit), else null. */
+  errorKey: string | null;
 }
 
 /** Listen for swipes on `target`; returns the function that stops listening. */
@@ -27,6 +29,8 @@ export function captureSwipes(
   target: Pick<Window, 'addEventListener' | 'removeEventListener'>,
   onSwipe: (r: SwipeResult) => void,
   now: () => number = () => performance.now(),
+  /** A burst that looked like a swipe but could not be read (a bad swipe: try again). */
+  onUnreadable: () => void = () => {},
 ): () => void {
   let buffer = '';
   let last = 0;
@@ -40,12 +44,18 @@ export function captureSwipes(
     if (e.key === 'Enter') {
       const data = parseSwipe(buffer);
       buffer = '';
-      if (!data) return;
+      if (!data) {
+        onUnreadable();
+        return;
+      }
       held = { ccNum: data.pan, expiry: data.expiry };
+      const check = validateCard({ ccNum: data.pan, expiry: data.expiry }, new Date(), { requireCvv: false });
+      const expiryBad = !check.ok && check.errors.some((x) => x.field === 'card.expiry');
       onSwipe({
         brand: detectBrand(data.pan) ?? '',
         last4: data.pan.slice(-4),
         cardHolderName: data.cardHolderName,
+        errorKey: check.ok ? null : expiryBad ? 'method.errors.swipeExpired' : 'method.errors.swipeInvalid',
       });
       return;
     }

@@ -8,6 +8,7 @@ import {
   amountMinor,
   donorErrors,
   paymentErrors,
+  scheduleAmounts,
   scheduleErrors,
   splitErrors,
 } from './validate.ts';
@@ -43,7 +44,7 @@ describe('field validation as the cashier types', () => {
 
   it('ACH: the ABA checksum of the routing number', () => {
     const d = { ...emptyDraft(), method: 'ACH' as const };
-    d.bank = { routingNum: '021000022', accountNum: '123456789', accountType: 'Checking' };
+    d.bank = { routingNum: '021000022', accountNum: '123456789', accountType: 'Checking', holder: '' };
     expect(paymentErrors(d, NOW).routingNum?.key).toBe('method.errors.routing');
     d.bank.routingNum = '021000021';
     expect(paymentErrors(d, NOW)).toEqual({});
@@ -74,7 +75,7 @@ describe('field validation as the cashier types', () => {
 
   it('a schedule cannot start in the past', () => {
     const d = { ...emptyDraft(), recurring: true };
-    d.schedule = { frequency: 'Monthly_Hebrew', countText: '12', startDate: '2026-11-21' };
+    d.schedule = { ...d.schedule, frequency: 'Monthly_Hebrew', countText: '12', startDate: '2026-11-21' };
     expect(scheduleErrors(d, '2026-11-22').startDate?.key).toBe('schedule.badStart');
     d.schedule.startDate = '2026-11-22';
     d.schedule.countText = '0';
@@ -90,7 +91,7 @@ describe('the entry written to the outbox', () => {
       recurring: true,
       swiped: { brand: 'Visa', last4: '4242' },
     };
-    d.schedule = { frequency: 'Monthly_Hebrew', countText: '12', startDate: '2026-11-22' };
+    d.schedule = { ...d.schedule, frequency: 'Monthly_Hebrew', countText: '12', startDate: '2026-11-22' };
     const e = buildEntry(
       d,
       { ...settings, coverFeePercent: 0 },
@@ -105,5 +106,46 @@ describe('the entry written to the outbox', () => {
       scheduleDetails: { frequencyID: 'Monthly_Hebrew', totalPaymentsCount: 12, amountPerPayment: 18 },
     });
     expect(JSON.stringify(e.request)).not.toContain('cvv');
+  });
+});
+
+describe('schedule amounts: a number of payments, or a total', () => {
+  it('a total that does not divide evenly puts the remainder in the first payment', () => {
+    const d = { ...emptyDraft(), amountText: '18', recurring: true };
+    d.schedule = { ...d.schedule, by: 'total', totalText: '100', startDate: '2026-11-22' };
+    expect(scheduleAmounts(d, 1800)).toEqual({
+      count: 6,
+      firstMinor: 1000,
+      perMinor: 1800,
+      totalMinor: 10_000,
+    });
+    expect(scheduleErrors(d, '2026-11-22', 1800)).toEqual({});
+    const e = buildEntry(d, { ...settings, coverFeePercent: 0 }, null, null);
+    expect(e.request).toMatchObject({
+      amount: 100,
+      scheduleDetails: { totalPaymentsCount: 6, amountPerPayment: 18, firstPaymentAmount: 10 },
+    });
+    d.schedule.totalText = '10';
+    expect(scheduleErrors(d, '2026-11-22', 1800).total?.key).toBe('schedule.totalBelowPayment');
+  });
+
+  it('Special_Days needs at least one kind of day, and sends the presets', () => {
+    const d = { ...emptyDraft(), amountText: '5', recurring: true };
+    d.schedule = { ...d.schedule, frequency: 'Special_Days', startDate: '2026-11-22' };
+    expect(scheduleErrors(d, '2026-11-22', 500).specialDays?.key).toBe('schedule.badSpecialDays');
+    d.schedule.specialPresets = ['erev_shabbat'];
+    expect(scheduleErrors(d, '2026-11-22', 500)).toEqual({});
+    const e = buildEntry(d, { ...settings, coverFeePercent: 0 }, null, null);
+    expect(e.request).toMatchObject({ scheduleDetails: { specialDays: { presets: ['erev_shabbat'] } } });
+  });
+
+  it('charity cards: 8 to 19 digits or a provider token', () => {
+    const d = { ...emptyDraft(), method: 'Provider_2' as const };
+    d.charity = { ccNum: '1234' };
+    expect(paymentErrors(d, NOW).charity?.key).toBe('method.errors.charity');
+    d.charity = { ccNum: '6001 2345 6789' };
+    expect(paymentErrors(d, NOW)).toEqual({});
+    d.charity = { ccNum: 'tok_abcdefgh12' };
+    expect(paymentErrors(d, NOW)).toEqual({});
   });
 });

@@ -1,103 +1,169 @@
-/** Campaign, reason or a split across reasons, note; for a recurring donation the schedule and its preview. */
-import { FREQUENCIES, type Frequency, type RefCampaign, type RefReason } from '@kupah/contracts';
-import { computeInstalments, type Instalment } from '@kupah/schedule';
-import { useEffect, useMemo, useState } from 'react';
+/**
+ * Campaign, reason or a split across reasons, note; for a recurring donation the schedule and a
+ * preview of its instalments, computed on the device with the server's own engine.
+ */
+import {
+  FREQUENCIES,
+  type Frequency,
+  LIMITS,
+  type RefCampaign,
+  type RefReason,
+  SPECIAL_DAY_PRESETS,
+} from '@kupah/contracts';
+import { computeInstalments, type Instalment, ScheduleTermsError } from '@kupah/schedule';
+import { type FormEvent, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app-context.ts';
-import { Field } from '../components/field.tsx';
-import { civilDate, money, todayIn } from '../format/format.ts';
-import { chargedMinor } from '../forms/build-entry.ts';
-import { amountMinor, scheduleErrors, splitErrors } from '../forms/validate.ts';
-import { useTerminal } from '../store/terminal-store.ts';
+import { Field, GroupError } from '../components/field.tsx';
+import { civilDate, hebrewDateText, money, number, todayIn } from '../format/format.ts';
+import { chargedMinor, splitTargetMinor } from '../forms/build-entry.ts';
+import {
+  amountMinor,
+  type Errors,
+  noteErrors,
+  partAmountError,
+  type ScheduleAmounts,
+  scheduleAmounts,
+  scheduleErrors,
+  splitErrors,
+} from '../forms/validate.ts';
+import { type Draft, type SpecialDayPreset, useTerminal } from '../store/terminal-store.ts';
 
 const PREVIEW_ROWS = 12;
 
+export type Preview = { rows: Instalment[] } | { error: 'impossible' } | null;
+
+/** The instalments the server will compute for these terms (null while the terms are incomplete). */
 export function schedulePreview(
   frequency: Frequency,
   startDate: string,
-  count: number,
-  perMinor: number,
+  amounts: ScheduleAmounts,
   il: boolean,
-): Instalment[] | null {
-  if (frequency === 'Special_Days') return null;
+  specialPresets: readonly SpecialDayPreset[] = [],
+): Preview {
   try {
-    return computeInstalments({
-      frequency,
-      startDate,
-      count,
-      firstMinor: perMinor,
-      perPaymentMinor: perMinor,
-      il,
-      shabbatShift: true,
-    });
-  } catch {
+    return {
+      rows: computeInstalments({
+        frequency,
+        startDate,
+        count: amounts.count,
+        firstMinor: amounts.firstMinor,
+        perPaymentMinor: amounts.perMinor,
+        il,
+        shabbatShift: true,
+        ...(frequency === 'Special_Days' ? { specialDays: { presets: specialPresets, dates: [] } } : {}),
+      }),
+    };
+  } catch (err) {
+    if (err instanceof ScheduleTermsError) return { error: 'impossible' };
     return null;
   }
+}
+
+/** Reason names in the current language (the other language when that is all there is). */
+export const reasonLabel = (r: RefReason, lang: string): string =>
+  (lang === 'he' ? r.nameHebrew || r.name : r.name || r.nameHebrew) ?? String(r.reasonNum);
+export const campaignLabel = (c: RefCampaign): string => c.friendlyName || c.name || String(c.campaignNum);
+
+export function detailsErrors(d: Draft, perMinor: number, splitTarget: number, today: string): Errors {
+  return {
+    ...splitErrors(d, splitTarget),
+    ...scheduleErrors(d, today, perMinor),
+    ...noteErrors(d),
+  };
 }
 
 export function DetailsScreen() {
   const { t, i18n } = useTranslation();
   const lang = i18n.language;
   const { data, bridge } = useServices();
-  const { draft, settings, patchDraft, go } = useTerminal();
+  const draft = useTerminal((s) => s.draft);
+  const settings = useTerminal((s) => s.settings);
+  const { patchDraft, patchSchedule, next, back } = useTerminal.getState();
   const [campaigns, setCampaigns] = useState<RefCampaign[]>([]);
   const [reasons, setReasons] = useState<RefReason[]>([]);
   useEffect(() => {
-    void data.campaigns().then(setCampaigns);
-    void data.reasons().then(setReasons);
+    let live = true;
+    void data.campaigns().then((c) => live && setCampaigns(c));
+    void data.reasons().then((r) => live && setReasons(r));
+    return () => {
+      live = false;
+    };
   }, [data]);
-  const today = todayIn(settings?.timezone ?? bridge.timeZone());
-  useEffect(() => {
-    if (draft.recurring && !draft.schedule.startDate)
-      patchDraft({ schedule: { ...draft.schedule, startDate: today } });
-  }, [draft.recurring, draft.schedule, today, patchDraft]);
 
-  const total = settings ? chargedMinor(draft, settings) : 0;
-  const errors = { ...splitErrors(draft, total), ...scheduleErrors(draft, today) };
-  const count = Number(draft.schedule.countText);
+  // Today in the device's own zone: the default start of a schedule, and its earliest.
+  const today = todayIn(bridge.timeZone());
+  useEffect(() => {
+    if (draft.recurring && !draft.schedule.startDate) patchSchedule({ startDate: today });
+  }, [draft.recurring, draft.schedule.startDate, today, patchSchedule]);
+
+  const per = settings ? chargedMinor(draft, settings) : 0;
+  const splitTarget = settings ? splitTargetMinor(draft, settings) : 0;
+  const errors = detailsErrors(draft, per, splitTarget, today);
+  const s = draft.schedule;
+  const amounts = useMemo(
+    () => (draft.recurring ? scheduleAmounts({ schedule: s }, per) : null),
+    [draft.recurring, s, per],
+  );
+  const termsOk = !errors.count && !errors.total && !errors.startDate && !errors.specialDays;
   const preview = useMemo(
     () =>
-      draft.recurring && !errors.count && !errors.startDate
-        ? schedulePreview(
-            draft.schedule.frequency,
-            draft.schedule.startDate,
-            count,
-            total,
-            settings?.il ?? false,
-          )
+      amounts && termsOk
+        ? schedulePreview(s.frequency, s.startDate, amounts, settings?.il ?? false, s.specialPresets)
         : null,
-    [draft.recurring, draft.schedule, count, total, settings?.il, errors.count, errors.startDate],
+    [amounts, termsOk, s.frequency, s.startDate, s.specialPresets, settings?.il],
   );
-  const assigned = draft.parts.reduce((s, p) => s + (amountMinor(p.amountText) ?? 0), 0);
+  const allErrors: Errors =
+    preview && 'error' in preview ? { ...errors, preview: { key: 'schedule.impossible' } } : errors;
+  const valid = Object.keys(allErrors).length === 0;
+
+  const assigned = draft.parts.reduce((sum, p) => sum + (amountMinor(p.amountText) ?? 0), 0);
   const reasonsFor = reasons.filter(
     (r) => draft.campaignNum === null || r.campaignNum === null || r.campaignNum === draft.campaignNum,
   );
-  const valid = Object.keys(errors).length === 0;
-  const reasonLabel = (r: RefReason) =>
-    (lang === 'he' ? r.nameHebrew || r.name : r.name || r.nameHebrew) ?? String(r.reasonNum);
   const reasonOptions = reasonsFor.map((r) => (
     <option key={r.reasonNum} value={r.reasonNum}>
-      {reasonLabel(r)}
+      {reasonLabel(r, lang)}
     </option>
   ));
+  const setPart = (i: number, patch: Partial<Draft['parts'][number]>) => {
+    const parts = [...draft.parts];
+    parts[i] = { ...(parts[i] ?? { reasonNum: null, amountText: '' }), ...patch };
+    patchDraft({ parts });
+  };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (valid) next();
+  };
 
   return (
-    <section className="screen" data-testid="details-screen">
-      <h1>{t('details.title')}</h1>
+    <form className="screen" data-testid="details-screen" onSubmit={submit} noValidate>
+      <h1 tabIndex={-1}>{t('details.title')}</h1>
       <div className="row">
         <label className="inline">
           {t('details.campaign')}
           <select
             value={draft.campaignNum ?? ''}
             data-testid="campaign"
-            onChange={(e) =>
-              patchDraft({ campaignNum: e.target.value === '' ? null : Number(e.target.value) })
-            }
+            onChange={(e) => {
+              const campaignNum = e.target.value === '' ? null : Number(e.target.value);
+              // A reason locked to another campaign no longer fits.
+              const fits = (n: number | null) =>
+                n === null ||
+                campaignNum === null ||
+                reasons.find((r) => r.reasonNum === n)?.campaignNum == null ||
+                reasons.find((r) => r.reasonNum === n)?.campaignNum === campaignNum;
+              patchDraft({
+                campaignNum,
+                reasonNum: fits(draft.reasonNum) ? draft.reasonNum : null,
+                parts: draft.parts.map((p) => (fits(p.reasonNum) ? p : { ...p, reasonNum: null })),
+              });
+            }}
           >
             <option value="">{t('details.none')}</option>
             {campaigns.map((c) => (
               <option key={c.campaignNum} value={c.campaignNum}>
-                {c.friendlyName || c.name || c.campaignNum}
+                {campaignLabel(c)}
               </option>
             ))}
           </select>
@@ -118,7 +184,7 @@ export function DetailsScreen() {
           </label>
         )}
       </div>
-      <label className="inline">
+      <label className="inline check">
         <input
           type="checkbox"
           checked={draft.split}
@@ -126,46 +192,47 @@ export function DetailsScreen() {
           onChange={(e) =>
             patchDraft({
               split: e.target.checked,
-              parts: e.target.checked ? [{ reasonNum: null, amountText: '' }] : [],
+              parts: e.target.checked
+                ? [{ reasonNum: draft.reasonNum, amountText: (splitTarget / 100).toFixed(2) }]
+                : [],
             })
           }
         />
         {t('details.split')}
       </label>
       {draft.split ? (
-        <fieldset>
+        <fieldset data-testid="split-parts">
+          <legend>{t('details.splitTitle', { amount: money(splitTarget, draft.currency, lang) })}</legend>
           {draft.parts.map((p, i) => (
             // biome-ignore lint/suspicious/noArrayIndexKey: parts have no identity but their place
             <div className="row" key={i}>
               <label className="inline">
-                {t('details.reason')}
+                {t('details.partReason', { n: i + 1 })}
                 <select
                   value={p.reasonNum ?? ''}
                   data-testid={`part-reason-${i}`}
-                  onChange={(e) => {
-                    const parts = [...draft.parts];
-                    parts[i] = { ...p, reasonNum: e.target.value === '' ? null : Number(e.target.value) };
-                    patchDraft({ parts });
-                  }}
+                  aria-invalid={p.reasonNum === null ? true : undefined}
+                  onChange={(e) =>
+                    setPart(i, { reasonNum: e.target.value === '' ? null : Number(e.target.value) })
+                  }
                 >
-                  <option value="">—</option>
+                  <option value="">{t('details.chooseReason')}</option>
                   {reasonOptions}
                 </select>
               </label>
               <Field
-                label={t('details.partAmount')}
+                label={t('details.partAmount', { n: i + 1 })}
                 value={p.amountText}
+                error={partAmountError(p.amountText)}
                 inputMode="decimal"
                 dir="ltr"
+                maxLength={12}
                 testId={`part-amount-${i}`}
-                onChange={(v) => {
-                  const parts = [...draft.parts];
-                  parts[i] = { ...p, amountText: v };
-                  patchDraft({ parts });
-                }}
+                onChange={(v) => setPart(i, { amountText: v.replace(',', '.') })}
               />
               <button
                 type="button"
+                data-testid={`part-remove-${i}`}
                 onClick={() => patchDraft({ parts: draft.parts.filter((_, j) => j !== i) })}
               >
                 {t('details.removePart')}
@@ -174,13 +241,29 @@ export function DetailsScreen() {
           ))}
           <button
             type="button"
-            onClick={() => patchDraft({ parts: [...draft.parts, { reasonNum: null, amountText: '' }] })}
+            data-testid="part-add"
+            disabled={draft.parts.length >= LIMITS.arrayItems}
+            onClick={() =>
+              patchDraft({
+                parts: [
+                  ...draft.parts,
+                  {
+                    reasonNum: null,
+                    amountText: splitTarget - assigned > 0 ? ((splitTarget - assigned) / 100).toFixed(2) : '',
+                  },
+                ],
+              })
+            }
           >
             {t('details.addPart')}
           </button>
-          <p data-testid="split-remaining" className={errors.split ? 'field-error' : 'muted'}>
-            {t('details.remaining', { amount: money(total - assigned, draft.currency, lang) })}
-            {errors.split ? ` — ${t(errors.split.key)}` : ''}
+          <p
+            data-testid="split-remaining"
+            className={allErrors.split ? 'field-error' : 'muted'}
+            aria-live="polite"
+          >
+            {t('details.remaining', { amount: money(splitTarget - assigned, draft.currency, lang) })}
+            {allErrors.split ? ` — ${t(allErrors.split.key)}` : ''}
           </p>
         </fieldset>
       ) : null}
@@ -188,8 +271,12 @@ export function DetailsScreen() {
         label={t('details.note')}
         value={draft.note}
         onChange={(v) => patchDraft({ note: v })}
-        maxLength={2000}
+        error={allErrors.note}
+        multiline
+        maxLength={LIMITS.note}
+        testId="note"
       />
+
       {draft.recurring ? (
         <fieldset data-testid="schedule">
           <legend>{t('schedule.title')}</legend>
@@ -197,65 +284,164 @@ export function DetailsScreen() {
             <label className="inline">
               {t('schedule.frequency')}
               <select
-                value={draft.schedule.frequency}
+                value={s.frequency}
                 data-testid="frequency"
-                onChange={(e) =>
-                  patchDraft({ schedule: { ...draft.schedule, frequency: e.target.value as Frequency } })
-                }
+                onChange={(e) => patchSchedule({ frequency: e.target.value as Frequency })}
               >
-                {FREQUENCIES.filter((f) => f !== 'Special_Days').map((f) => (
+                {FREQUENCIES.map((f) => (
                   <option key={f} value={f}>
                     {t(`frequency.${f}`)}
                   </option>
                 ))}
               </select>
             </label>
+            <label className="inline">
+              {t('schedule.startDate')}
+              <input
+                type="date"
+                value={s.startDate}
+                min={today}
+                data-testid="schedule-start"
+                aria-invalid={allErrors.startDate ? true : undefined}
+                aria-describedby={allErrors.startDate ? 'schedule-start-error' : undefined}
+                onChange={(e) => patchSchedule({ startDate: e.target.value })}
+              />
+            </label>
+          </div>
+          {allErrors.startDate ? (
+            <p className="field-error" id="schedule-start-error" data-testid="schedule-start-error">
+              {t(allErrors.startDate.key)}
+            </p>
+          ) : null}
+          {s.frequency === 'Special_Days' ? (
+            <fieldset data-testid="special-days">
+              <legend>{t('schedule.specialDays')}</legend>
+              {SPECIAL_DAY_PRESETS.map((p) => (
+                <label key={p} className="inline check">
+                  <input
+                    type="checkbox"
+                    checked={s.specialPresets.includes(p)}
+                    data-testid={`special-${p}`}
+                    onChange={(e) =>
+                      patchSchedule({
+                        specialPresets: e.target.checked
+                          ? [...s.specialPresets, p]
+                          : s.specialPresets.filter((x) => x !== p),
+                      })
+                    }
+                  />
+                  {t(`specialDay.${p}`)}
+                </label>
+              ))}
+              <GroupError message={allErrors.specialDays} testId="special-days-error" />
+            </fieldset>
+          ) : null}
+          <fieldset className="row toggle">
+            <legend className="muted">{t('schedule.by')}</legend>
+            <label className="inline check">
+              <input
+                type="radio"
+                name="schedule-by"
+                checked={s.by === 'count'}
+                data-testid="schedule-by-count"
+                onChange={() => patchSchedule({ by: 'count' })}
+              />
+              {t('schedule.byCount')}
+            </label>
+            <label className="inline check">
+              <input
+                type="radio"
+                name="schedule-by"
+                checked={s.by === 'total'}
+                data-testid="schedule-by-total"
+                onChange={() => patchSchedule({ by: 'total' })}
+              />
+              {t('schedule.byTotal')}
+            </label>
+          </fieldset>
+          {s.by === 'count' ? (
             <Field
               label={t('schedule.count')}
-              value={draft.schedule.countText}
+              value={s.countText}
               inputMode="numeric"
               dir="ltr"
-              error={errors.count}
+              maxLength={4}
+              error={allErrors.count}
+              touched
               testId="schedule-count"
-              onChange={(v) => patchDraft({ schedule: { ...draft.schedule, countText: v } })}
+              onChange={(v) => patchSchedule({ countText: v.replace(/\D/g, '') })}
             />
+          ) : (
             <Field
-              label={t('schedule.startDate')}
-              type="date"
-              value={draft.schedule.startDate}
-              error={errors.startDate}
-              testId="schedule-start"
-              onChange={(v) => patchDraft({ schedule: { ...draft.schedule, startDate: v } })}
+              label={t('schedule.total', { currency: draft.currency })}
+              value={s.totalText}
+              inputMode="decimal"
+              dir="ltr"
+              maxLength={13}
+              error={allErrors.total}
+              testId="schedule-total"
+              onChange={(v) => patchSchedule({ totalText: v.replace(',', '.') })}
             />
-          </div>
-          {Number.isInteger(count) && count > 0 ? (
-            <p>{t('schedule.perPayment', { count, amount: money(total, draft.currency, lang) })}</p>
+          )}
+          {amounts ? (
+            <p data-testid="schedule-summary">
+              {amounts.firstMinor === amounts.perMinor
+                ? t('schedule.summary', {
+                    count: amounts.count,
+                    countText: number(amounts.count, lang),
+                    amount: money(amounts.perMinor, draft.currency, lang),
+                    total: money(amounts.totalMinor, draft.currency, lang),
+                  })
+                : t('schedule.summaryFirst', {
+                    count: amounts.count,
+                    countText: number(amounts.count, lang),
+                    first: money(amounts.firstMinor, draft.currency, lang),
+                    amount: money(amounts.perMinor, draft.currency, lang),
+                    total: money(amounts.totalMinor, draft.currency, lang),
+                  })}
+            </p>
           ) : null}
-          {preview ? (
+          <GroupError message={allErrors.preview} testId="schedule-impossible" />
+          {preview && 'rows' in preview ? (
             <table className="preview" data-testid="schedule-preview">
               <caption>{t('schedule.preview')}</caption>
               <thead>
                 <tr>
-                  <th>#</th>
-                  <th>{t('schedule.civil')}</th>
-                  <th>{t('schedule.hebrew')}</th>
-                  <th>{t('schedule.amount')}</th>
+                  <th scope="col">{t('schedule.number')}</th>
+                  <th scope="col">{t('schedule.civil')}</th>
+                  <th scope="col">{t('schedule.hebrew')}</th>
+                  <th scope="col">{t('schedule.amount')}</th>
                 </tr>
               </thead>
               <tbody>
-                {preview.slice(0, PREVIEW_ROWS).map((row) => (
+                {preview.rows.slice(0, PREVIEW_ROWS).map((row) => (
                   <tr key={row.sequence}>
-                    <td>{row.sequence}</td>
-                    <td>{civilDate(row.dueDate, lang)}</td>
-                    <td data-testid="hebrew-date">{lang === 'he' ? row.hebrewDateHebrew : row.hebrewDate}</td>
+                    <td>{number(row.sequence, lang)}</td>
+                    <td data-testid="civil-date">
+                      {civilDate(row.dueDate, lang)}
+                      {row.moved ? (
+                        <span className="muted">
+                          {' '}
+                          {t('schedule.moved', { date: civilDate(row.nominalDate, lang) })}
+                        </span>
+                      ) : null}
+                    </td>
+                    <td data-testid="hebrew-date">
+                      {hebrewDateText({ en: row.hebrewDate, he: row.hebrewDateHebrew }, lang)}
+                    </td>
                     <td>{money(row.amountMinor, draft.currency, lang)}</td>
                   </tr>
                 ))}
               </tbody>
-              {preview.length > PREVIEW_ROWS ? (
+              {preview.rows.length > PREVIEW_ROWS ? (
                 <tfoot>
                   <tr>
-                    <td colSpan={4}>{t('schedule.moreRows', { count: preview.length - PREVIEW_ROWS })}</td>
+                    <td colSpan={4}>
+                      {t('schedule.moreRows', {
+                        count: preview.rows.length - PREVIEW_ROWS,
+                        last: civilDate(preview.rows[preview.rows.length - 1]!.dueDate, lang),
+                      })}
+                    </td>
                   </tr>
                 </tfoot>
               ) : null}
@@ -264,19 +450,13 @@ export function DetailsScreen() {
         </fieldset>
       ) : null}
       <div className="actions">
-        <button type="button" onClick={() => go('donor')}>
+        <button type="button" onClick={back} data-testid="details-back">
           {t('nav.back')}
         </button>
-        <button
-          type="button"
-          className="primary"
-          data-testid="details-next"
-          disabled={!valid}
-          onClick={() => go('review')}
-        >
+        <button type="submit" className="primary" data-primary data-testid="details-next" disabled={!valid}>
           {t('nav.next')}
         </button>
       </div>
-    </section>
+    </form>
   );
 }

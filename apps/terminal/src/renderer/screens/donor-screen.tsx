@@ -1,103 +1,151 @@
 /** Donor: search the offline cache, create one quickly (English or Hebrew names), or anonymous. */
 import type { RefPerson } from '@kupah/contracts';
-import { useEffect, useState } from 'react';
+import { type FormEvent, type KeyboardEvent, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app-context.ts';
-import { Field } from '../components/field.tsx';
+import { Field, GroupError } from '../components/field.tsx';
 import { donorErrors } from '../forms/validate.ts';
 import { emptyDonor, useTerminal } from '../store/terminal-store.ts';
 
+/** A person's name in the current language when there is one (else the other, else the account). */
 export const personName = (p: RefPerson, lang: string): string => {
   const he = [p.firstNameHebrew, p.lastNameHebrew].filter(Boolean).join(' ');
   const en = [p.firstName, p.lastName].filter(Boolean).join(' ');
   return (lang === 'he' ? he || en : en || he) || p.accountNum;
 };
 
+const SEARCH_DELAY_MS = 120;
+
 export function DonorScreen() {
   const { t, i18n } = useTranslation();
+  const lang = i18n.language;
   const { data } = useServices();
-  const { draft, patchDonor, go } = useTerminal();
-  const donor = draft.donor;
+  const donor = useTerminal((s) => s.draft.donor);
+  const { patchDonor, next, back } = useTerminal.getState();
   const [query, setQuery] = useState('');
-  const [found, setFound] = useState<RefPerson[]>([]);
-  const [tried, setTried] = useState(false);
+  const [found, setFound] = useState<RefPerson[] | null>(null);
   const errors = donorErrors(donor);
+  const valid = Object.keys(errors).length === 0;
+  const anyName = !!(donor.firstName || donor.lastName || donor.firstNameHebrew || donor.lastNameHebrew);
 
   useEffect(() => {
-    if (query.trim().length < 2) {
-      setFound([]);
+    const q = query.trim();
+    if (q.length < 2) {
+      setFound(null);
       return;
     }
     let live = true;
     const timer = setTimeout(() => {
-      void data.searchDonors(query, 8).then((r) => {
+      void data.searchDonors(q, 8).then((r) => {
         if (live) setFound(r);
       });
-    }, 120);
+    }, SEARCH_DELAY_MS);
     return () => {
       live = false;
       clearTimeout(timer);
     };
   }, [query, data]);
 
-  const valid = Object.keys(errors).length === 0;
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (valid) next();
+  };
+  /** Enter in the search field picks the first match (with nothing typed it goes on). */
+  const onSearchKey = (e: KeyboardEvent<HTMLElement>) => {
+    if (e.key !== 'Enter' || query.trim() === '') return;
+    e.preventDefault();
+    const first = found?.[0];
+    if (first) patchDonor({ ...emptyDonor(), mode: 'existing', existing: first });
+  };
+
+  const hebrewNames = (
+    <div className="row">
+      <Field
+        label={t('donor.firstNameHebrew')}
+        value={donor.firstNameHebrew}
+        onChange={(v) => patchDonor({ firstNameHebrew: v })}
+        error={errors.firstNameHebrew}
+        dir="rtl"
+        autoFocus={lang === 'he'}
+        maxLength={256}
+        testId="donor-first-he"
+      />
+      <Field
+        label={t('donor.lastNameHebrew')}
+        value={donor.lastNameHebrew}
+        onChange={(v) => patchDonor({ lastNameHebrew: v })}
+        error={errors.lastNameHebrew}
+        dir="rtl"
+        maxLength={256}
+        testId="donor-last-he"
+      />
+    </div>
+  );
+  const englishNames = (
+    <div className="row">
+      <Field
+        label={t('donor.firstName')}
+        value={donor.firstName}
+        onChange={(v) => patchDonor({ firstName: v })}
+        error={errors.firstName}
+        dir="ltr"
+        autoFocus={lang !== 'he'}
+        maxLength={256}
+        testId="donor-first"
+      />
+      <Field
+        label={t('donor.lastName')}
+        value={donor.lastName}
+        onChange={(v) => patchDonor({ lastName: v })}
+        error={errors.lastName}
+        dir="ltr"
+        maxLength={256}
+        testId="donor-last"
+      />
+    </div>
+  );
+
   return (
-    <section className="screen" data-testid="donor-screen">
-      <h1>{t('donor.title')}</h1>
+    <form className="screen" data-testid="donor-screen" onSubmit={submit} noValidate>
+      <h1 tabIndex={-1}>{t('donor.title')}</h1>
       {donor.mode === 'existing' && donor.existing ? (
-        <p data-testid="donor-selected">
-          {t('donor.selected', { name: personName(donor.existing, i18n.language) })}{' '}
-          <button type="button" onClick={() => patchDonor(emptyDonor())}>
+        <div className="chosen" data-testid="donor-selected">
+          <p>
+            {t('donor.selected', { name: personName(donor.existing, lang) })}{' '}
+            <span className="muted" dir="ltr">
+              {donor.existing.accountNum}
+            </span>
+          </p>
+          <button type="button" data-testid="donor-change" onClick={() => patchDonor(emptyDonor())}>
             {t('donor.change')}
           </button>
-        </p>
+        </div>
       ) : donor.mode === 'new' ? (
-        <fieldset>
+        <fieldset data-testid="donor-new-form">
           <legend>{t('donor.create')}</legend>
-          <div className="row">
-            <Field
-              label={t('donor.firstNameHebrew')}
-              value={donor.firstNameHebrew}
-              onChange={(v) => patchDonor({ firstNameHebrew: v })}
-              dir="rtl"
-              testId="donor-first-he"
-            />
-            <Field
-              label={t('donor.lastNameHebrew')}
-              value={donor.lastNameHebrew}
-              onChange={(v) => patchDonor({ lastNameHebrew: v })}
-              dir="rtl"
-              testId="donor-last-he"
-            />
-          </div>
-          <div className="row">
-            <Field
-              label={t('donor.firstName')}
-              value={donor.firstName}
-              onChange={(v) => patchDonor({ firstName: v })}
-              dir="ltr"
-              testId="donor-first"
-            />
-            <Field
-              label={t('donor.lastName')}
-              value={donor.lastName}
-              onChange={(v) => patchDonor({ lastName: v })}
-              dir="ltr"
-              testId="donor-last"
-            />
-          </div>
-          {tried && errors.name ? (
-            <p className="field-error" role="alert" data-testid="donor-name-error">
-              {t(errors.name.key)}
-            </p>
-          ) : null}
+          <p className="muted">{t('donor.namePairHint')}</p>
+          {lang === 'he' ? (
+            <>
+              {hebrewNames}
+              {englishNames}
+            </>
+          ) : (
+            <>
+              {englishNames}
+              {hebrewNames}
+            </>
+          )}
+          {anyName ? <GroupError message={errors.name} testId="donor-name-error" /> : null}
           <div className="row">
             <Field
               label={t('donor.phone')}
               value={donor.phone}
               onChange={(v) => patchDonor({ phone: v })}
+              error={errors.phone}
               type="tel"
+              inputMode="tel"
               dir="ltr"
+              maxLength={32}
               testId="donor-phone"
             />
             <Field
@@ -105,29 +153,55 @@ export function DonorScreen() {
               value={donor.email}
               onChange={(v) => patchDonor({ email: v })}
               type="email"
+              inputMode="email"
               dir="ltr"
               error={errors.email}
+              maxLength={256}
               testId="donor-email"
             />
           </div>
+          <button type="button" data-testid="donor-cancel-new" onClick={() => patchDonor(emptyDonor())}>
+            {t('donor.backToSearch')}
+          </button>
         </fieldset>
       ) : (
         <>
-          <Field label={t('donor.search')} value={query} onChange={setQuery} testId="donor-search" />
-          <ul className="results" data-testid="donor-results">
-            {found.map((p) => (
+          <Field
+            label={t('donor.search')}
+            value={query}
+            onChange={setQuery}
+            onKeyDown={onSearchKey}
+            autoFocus
+            testId="donor-search"
+            maxLength={100}
+          />
+          <ul className="results" data-testid="donor-results" aria-label={t('donor.results')}>
+            {(found ?? []).map((p) => (
               <li key={p.accountNum}>
-                <button type="button" onClick={() => patchDonor({ mode: 'existing', existing: p })}>
-                  {personName(p, i18n.language)} · {p.accountNum} {p.phones[0] ?? ''}
+                <button
+                  type="button"
+                  data-testid="donor-result"
+                  onClick={() => patchDonor({ ...emptyDonor(), mode: 'existing', existing: p })}
+                >
+                  <span className="result-name">{personName(p, lang)}</span>{' '}
+                  <span className="muted" dir="ltr">
+                    {[p.accountNum, p.phones[0], p.emails[0]].filter(Boolean).join(' · ')}
+                  </span>
                 </button>
               </li>
             ))}
           </ul>
-          {query.trim().length >= 2 && found.length === 0 ? (
-            <p className="muted">{t('donor.noMatch')}</p>
+          {found !== null && found.length === 0 ? (
+            <p className="muted" aria-live="polite" data-testid="donor-no-match">
+              {t('donor.noMatch')}
+            </p>
           ) : null}
           <div className="row">
-            <button type="button" data-testid="donor-new" onClick={() => patchDonor({ mode: 'new' })}>
+            <button
+              type="button"
+              data-testid="donor-new"
+              onClick={() => patchDonor({ ...emptyDonor(), mode: 'new' })}
+            >
               {t('donor.create')}
             </button>
             <button
@@ -139,25 +213,19 @@ export function DonorScreen() {
               {t('donor.anonymous')}
             </button>
           </div>
+          <p className="muted" aria-live="polite">
+            {donor.mode === 'anonymous' ? t('donor.anonymousChosen') : t('donor.noneChosen')}
+          </p>
         </>
       )}
       <div className="actions">
-        <button type="button" onClick={() => go('method')}>
+        <button type="button" onClick={back} data-testid="donor-back">
           {t('nav.back')}
         </button>
-        <button
-          type="button"
-          className="primary"
-          data-testid="donor-next"
-          aria-disabled={!valid}
-          onClick={() => {
-            setTried(true);
-            if (valid) go('details');
-          }}
-        >
+        <button type="submit" className="primary" data-primary data-testid="donor-next" disabled={!valid}>
           {t('nav.next')}
         </button>
       </div>
-    </section>
+    </form>
   );
 }

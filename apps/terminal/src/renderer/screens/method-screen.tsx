@@ -1,40 +1,47 @@
-/** Payment method: card (typed or swiped), ACH, or one of the four charity cards. */
+/**
+ * Payment method: a card typed by hand or swiped (the swipe itself is captured by the app: see
+ * `forms/swipe-capture.ts`; only brand and last 4 ever reach the screen), ACH, or one of the four
+ * charity-card providers.
+ */
 import { PAYMENT_METHODS, type PaymentMethodId } from '@kupah/contracts';
 import { detectBrand } from '@kupah/instruments';
-import { useEffect, useMemo, useState } from 'react';
+import { type FormEvent, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Field } from '../components/field.tsx';
-import { captureSwipes, clearSwipe } from '../forms/swipe-capture.ts';
-import { paymentErrors } from '../forms/validate.ts';
+import { Field, GroupError } from '../components/field.tsx';
+import { clearSwipe } from '../forms/swipe-capture.ts';
+import { cvvLength, paymentErrors } from '../forms/validate.ts';
 import { useTerminal } from '../store/terminal-store.ts';
+
+/** `1` `12` `123` → `1` `12/` `12/3`: the slash comes by itself; backspace over it still works. */
+export function typeExpiry(previous: string, typed: string): string {
+  const clean = typed.replace(/[^\d/]/g, '');
+  if (clean.length < previous.length || /^\d{1,2}\/\d{0,4}$/.test(clean)) return clean;
+  const digits = clean.replace(/\D/g, '').slice(0, 6);
+  if (digits.length === 2) return `${digits}/`;
+  return digits.length > 2 ? `${digits.slice(0, 2)}/${digits.slice(2)}` : digits;
+}
 
 export function MethodScreen() {
   const { t } = useTranslation();
-  const { draft, patchDraft, go } = useTerminal();
-  const [tried, setTried] = useState(false);
+  const draft = useTerminal((s) => s.draft);
+  const { patchDraft, next, back } = useTerminal.getState();
   const errors = useMemo(() => paymentErrors(draft, new Date()), [draft]);
   const valid = Object.keys(errors).length === 0;
-
-  useEffect(
-    () =>
-      captureSwipes(window, (r) => {
-        const d = useTerminal.getState().draft;
-        useTerminal.getState().patchDraft({
-          method: 'Credit_Card',
-          swiped: { brand: r.brand, last4: r.last4 },
-          card: { ...d.card, ccNum: '', cvv: '', expiry: '', holder: r.cardHolderName ?? d.card.holder },
-        });
-      }),
-    [],
-  );
+  const card = draft.card;
+  const digits = card.ccNum.replace(/[\s-]/g, '');
+  const brand = /^\d{1,19}$/.test(digits) ? detectBrand(digits) : null;
 
   const setMethod = (method: PaymentMethodId) => patchDraft({ method });
-  const card = draft.card;
-  const brand = detectBrand(card.ccNum.replace(/\D/g, ''));
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (valid) next();
+  };
+
   return (
-    <section className="screen" data-testid="method-screen">
-      <h1>{t('method.title')}</h1>
-      <div className="tabs" role="radiogroup" aria-label={t('method.title')}>
+    <form className="screen" data-testid="method-screen" onSubmit={submit} noValidate>
+      <h1 tabIndex={-1}>{t('method.title')}</h1>
+      <fieldset className="tabs">
+        <legend className="visually-hidden">{t('method.title')}</legend>
         {PAYMENT_METHODS.map((m) => (
           <label key={m} className={draft.method === m ? 'tab active' : 'tab'}>
             <input
@@ -48,140 +55,177 @@ export function MethodScreen() {
             {t(`method.${m}`)}
           </label>
         ))}
-      </div>
-      {draft.method === 'Credit_Card' ? (
-        draft.swiped ? (
-          <div className="swiped" data-testid="swiped">
-            <p>{t('method.swiped', draft.swiped)}</p>
-            <button
-              type="button"
-              onClick={() => {
-                clearSwipe();
-                patchDraft({ swiped: null });
-              }}
-            >
-              {t('method.clearSwipe')}
-            </button>
-          </div>
-        ) : (
-          <>
+      </fieldset>
+
+      {draft.method === 'Credit_Card' && draft.swiped ? (
+        <div className="swiped" data-testid="swiped" aria-live="polite">
+          {draft.swiped.last4 ? (
+            <p data-testid="swiped-card">
+              {t('method.swiped', {
+                brand: draft.swiped.brand || t('method.card'),
+                last4: draft.swiped.last4,
+              })}
+            </p>
+          ) : null}
+          <GroupError message={errors.swipe} testId="swipe-error" />
+          <button
+            type="button"
+            data-testid="swipe-clear"
+            onClick={() => {
+              clearSwipe();
+              patchDraft({ swiped: null });
+            }}
+          >
+            {t('method.clearSwipe')}
+          </button>
+        </div>
+      ) : null}
+
+      {draft.method === 'Credit_Card' && !draft.swiped ? (
+        <>
+          <p className="muted swipe-hint">{t('method.swipeHint')}</p>
+          <Field
+            label={t('method.cardNumber')}
+            value={card.ccNum}
+            onChange={(v) => patchDraft({ card: { ...card, ccNum: v.replace(/[^\d\s-]/g, '') } })}
+            error={errors.ccNum}
+            // A wrong length may be a number still being typed: said once the field is left.
+            touched={digits.length >= 12 && !errors.ccNum?.key.startsWith('method.errors.cardLength')}
+            hint={
+              brand ? (
+                <span data-testid="card-brand">{t('method.brand', { brand })}</span>
+              ) : (
+                <span data-testid="card-brand" />
+              )
+            }
+            inputMode="numeric"
+            autoComplete="cc-number"
+            autoFocus
+            dir="ltr"
+            testId="card-number"
+            maxLength={23}
+          />
+          <div className="row">
             <Field
-              label={`${t('method.cardNumber')}${brand ? ` · ${brand}` : ''}`}
-              value={card.ccNum}
-              onChange={(v) => patchDraft({ card: { ...card, ccNum: v } })}
-              error={errors.ccNum}
-              touched={tried || card.ccNum.length >= 12}
+              label={t('method.expiry')}
+              value={card.expiry}
+              onChange={(v) => patchDraft({ card: { ...card, expiry: typeExpiry(card.expiry, v) } })}
+              error={errors.expiry}
+              touched={card.expiry.length >= 5}
               inputMode="numeric"
-              autoComplete="cc-number"
+              autoComplete="cc-exp"
               dir="ltr"
-              testId="card-number"
-              maxLength={23}
+              testId="card-expiry"
+              maxLength={7}
             />
-            <div className="row">
-              <Field
-                label={t('method.expiry')}
-                value={card.expiry}
-                onChange={(v) => patchDraft({ card: { ...card, expiry: v } })}
-                error={errors.expiry}
-                touched={tried || card.expiry.length >= 4}
-                inputMode="numeric"
-                autoComplete="cc-exp"
-                dir="ltr"
-                testId="card-expiry"
-                maxLength={7}
-              />
-              <Field
-                label={t('method.cvv')}
-                value={card.cvv}
-                onChange={(v) => patchDraft({ card: { ...card, cvv: v } })}
-                error={errors.cvv}
-                touched={tried || card.cvv.length >= 3}
-                type="password"
-                inputMode="numeric"
-                autoComplete="cc-csc"
-                dir="ltr"
-                testId="card-cvv"
-                maxLength={4}
-              />
-            </div>
-            <p className="muted">{t('method.swipeHint')}</p>
-          </>
-        )
+            <Field
+              label={t('method.cvv')}
+              value={card.cvv}
+              onChange={(v) => patchDraft({ card: { ...card, cvv: v.replace(/\D/g, '') } })}
+              error={errors.cvv}
+              touched={card.cvv.length >= cvvLength(card.ccNum)}
+              type="password"
+              inputMode="numeric"
+              autoComplete="cc-csc"
+              dir="ltr"
+              testId="card-cvv"
+              maxLength={cvvLength(card.ccNum)}
+            />
+          </div>
+        </>
       ) : null}
       {draft.method === 'Credit_Card' ? (
         <Field
           label={t('method.holder')}
           value={card.holder}
           onChange={(v) => patchDraft({ card: { ...card, holder: v } })}
+          error={errors.holder}
           autoComplete="cc-name"
+          testId="card-holder"
+          maxLength={256}
         />
       ) : null}
+
       {draft.method === 'ACH' ? (
         <>
-          <Field
-            label={t('method.routing')}
-            value={draft.bank.routingNum}
-            onChange={(v) => patchDraft({ bank: { ...draft.bank, routingNum: v } })}
-            error={errors.routingNum}
-            touched={tried || draft.bank.routingNum.length >= 9}
-            inputMode="numeric"
-            dir="ltr"
-            testId="ach-routing"
-            maxLength={11}
-          />
-          <Field
-            label={t('method.account')}
-            value={draft.bank.accountNum}
-            onChange={(v) => patchDraft({ bank: { ...draft.bank, accountNum: v } })}
-            error={errors.accountNum}
-            touched={tried}
-            inputMode="numeric"
-            dir="ltr"
-            testId="ach-account"
-            maxLength={20}
-          />
-          <label className="inline">
-            {t('method.accountType')}
-            <select
-              value={draft.bank.accountType}
-              onChange={(e) =>
-                patchDraft({ bank: { ...draft.bank, accountType: e.target.value as 'Checking' | 'Savings' } })
+          <div className="row">
+            <Field
+              label={t('method.routing')}
+              value={draft.bank.routingNum}
+              onChange={(v) =>
+                patchDraft({ bank: { ...draft.bank, routingNum: v.replace(/[^\d\s-]/g, '') } })
               }
-            >
-              <option value="Checking">{t('method.Checking')}</option>
-              <option value="Savings">{t('method.Savings')}</option>
-            </select>
-          </label>
+              error={errors.routingNum}
+              touched={draft.bank.routingNum.replace(/\D/g, '').length >= 9}
+              inputMode="numeric"
+              autoFocus
+              dir="ltr"
+              testId="ach-routing"
+              maxLength={11}
+            />
+            <Field
+              label={t('method.account')}
+              value={draft.bank.accountNum}
+              onChange={(v) =>
+                patchDraft({ bank: { ...draft.bank, accountNum: v.replace(/[^\d\s-]/g, '') } })
+              }
+              error={errors.accountNum}
+              inputMode="numeric"
+              dir="ltr"
+              testId="ach-account"
+              maxLength={21}
+            />
+          </div>
+          <div className="row">
+            <label className="inline">
+              {t('method.accountType')}
+              <select
+                value={draft.bank.accountType}
+                data-testid="ach-type"
+                onChange={(e) =>
+                  patchDraft({
+                    bank: { ...draft.bank, accountType: e.target.value as 'Checking' | 'Savings' },
+                  })
+                }
+              >
+                <option value="Checking">{t('method.Checking')}</option>
+                <option value="Savings">{t('method.Savings')}</option>
+              </select>
+            </label>
+            <Field
+              label={t('method.nameOnAccount')}
+              value={draft.bank.holder}
+              onChange={(v) => patchDraft({ bank: { ...draft.bank, holder: v } })}
+              error={errors.bankHolder}
+              testId="ach-holder"
+              maxLength={256}
+            />
+          </div>
         </>
       ) : null}
+
       {draft.method.startsWith('Provider_') ? (
         <Field
-          label={t('method.charityNumber')}
+          label={t('method.charityNumber', { provider: t(`method.${draft.method}`) })}
           value={draft.charity.ccNum}
           onChange={(v) => patchDraft({ charity: { ccNum: v } })}
           error={errors.charity}
-          touched={tried}
+          touched={draft.charity.ccNum.replace(/[\s-]/g, '').length >= 8}
+          autoFocus
           dir="ltr"
           testId="charity-number"
+          maxLength={80}
         />
       ) : null}
+
       <div className="actions">
-        <button type="button" onClick={() => go('amount')}>
+        <button type="button" onClick={back} data-testid="method-back">
           {t('nav.back')}
         </button>
-        <button
-          type="button"
-          className="primary"
-          data-testid="method-next"
-          aria-disabled={!valid}
-          onClick={() => {
-            setTried(true);
-            if (valid) go('donor');
-          }}
-        >
+        <button type="submit" className="primary" data-primary data-testid="method-next" disabled={!valid}>
           {t('nav.next')}
         </button>
       </div>
-    </section>
+    </form>
   );
 }

@@ -3,17 +3,47 @@ import { type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app-context.ts';
 import { Field } from '../components/field.tsx';
+import { PairingError } from '../data/terminal-data.ts';
+import type { FieldMessage } from '../forms/validate.ts';
 import { useTerminal } from '../store/terminal-store.ts';
 
 const CODE = /^[A-Za-z0-9]{4}-?[A-Za-z0-9]{4}$/;
 
 function validUrl(s: string): boolean {
   try {
-    const u = new URL(s);
+    const u = new URL(s.trim());
     return u.protocol === 'http:' || u.protocol === 'https:';
   } catch {
     return false;
   }
+}
+
+/** Where a pairing failure is shown: next to the field it concerns, or under the form. */
+interface Failure {
+  field: 'url' | 'code' | 'form';
+  message: FieldMessage;
+}
+
+function failureOf(err: unknown): Failure {
+  if (err instanceof PairingError) {
+    switch (err.code) {
+      case 'PAIRING_CODE_INVALID':
+        return { field: 'code', message: { key: 'pairing.errors.codeRefused' } };
+      case 'UNREACHABLE':
+        return { field: 'url', message: { key: 'pairing.errors.unreachable' } };
+      case 'QUEUE_NOT_EMPTY':
+        return { field: 'form', message: { key: 'pairing.errors.queueNotEmpty' } };
+      default:
+        return { field: 'form', message: { key: 'pairing.errors.server', values: { detail: err.message } } };
+    }
+  }
+  return {
+    field: 'form',
+    message: {
+      key: 'pairing.errors.server',
+      values: { detail: err instanceof Error ? err.message : String(err) },
+    },
+  };
 }
 
 export function PairingScreen() {
@@ -27,63 +57,84 @@ export function PairingScreen() {
   const [code, setCode] = useState('');
   const [name, setName] = useState('');
   const [busy, setBusy] = useState(false);
-  const [failure, setFailure] = useState<string | null>(null);
+  const [failure, setFailure] = useState<Failure | null>(null);
   const urlError = validUrl(serverUrl) ? null : { key: 'pairing.badUrl' };
   const codeError = CODE.test(code.trim()) ? null : { key: 'pairing.badCode' };
 
   async function submit(e: FormEvent) {
     e.preventDefault();
-    if (urlError || codeError) return;
+    if (urlError || codeError || busy) return;
     setBusy(true);
     setFailure(null);
     try {
-      const pairing = await data.pair(serverUrl.trim(), code.trim(), name.trim() || null);
+      const pairing = await data.pair(serverUrl.trim().replace(/\/+$/, ''), code.trim(), name.trim() || null);
       setSettings(pairing.settings);
       data.start();
       startOver();
     } catch (err) {
-      setFailure(err instanceof Error ? err.message : String(err));
+      setFailure(failureOf(err));
     } finally {
       setBusy(false);
     }
   }
 
   return (
-    <form className="screen narrow" onSubmit={submit} data-testid="pairing-screen">
-      <h1>{t('pairing.title')}</h1>
+    <form className="screen narrow" onSubmit={submit} data-testid="pairing-screen" noValidate>
+      <h1 tabIndex={-1}>{t('pairing.title')}</h1>
       <p className="muted">{t('pairing.intro')}</p>
       <Field
         label={t('pairing.serverUrl')}
         value={serverUrl}
-        onChange={setServerUrl}
-        error={urlError}
+        onChange={(v) => {
+          setServerUrl(v);
+          if (failure?.field === 'url') setFailure(null);
+        }}
+        error={failure?.field === 'url' ? failure.message : urlError}
+        touched={failure?.field === 'url' ? true : undefined}
         type="url"
+        inputMode="url"
         dir="ltr"
+        required
         testId="pair-url"
       />
       <Field
         label={t('pairing.code')}
         value={code}
-        onChange={setCode}
-        error={codeError}
+        onChange={(v) => {
+          setCode(v);
+          if (failure?.field === 'code') setFailure(null);
+        }}
+        error={failure?.field === 'code' ? failure.message : codeError}
+        touched={failure?.field === 'code' ? true : undefined}
         dir="ltr"
+        required
+        autoFocus
         testId="pair-code"
         maxLength={9}
       />
-      <Field label={t('pairing.deviceName')} value={name} onChange={setName} testId="pair-name" />
-      {failure ? (
+      <Field
+        label={t('pairing.deviceName')}
+        value={name}
+        onChange={setName}
+        maxLength={256}
+        testId="pair-name"
+      />
+      {failure?.field === 'form' ? (
         <p className="field-error" role="alert" data-testid="pair-error">
-          {failure}
+          {t(failure.message.key, failure.message.values ?? {})}
         </p>
       ) : null}
-      <button
-        type="submit"
-        className="primary"
-        disabled={busy || !!urlError || !!codeError}
-        data-testid="pair-submit"
-      >
-        {busy ? t('pairing.working') : t('pairing.submit')}
-      </button>
+      <div className="actions">
+        <button
+          type="submit"
+          className="primary"
+          data-primary
+          disabled={busy || !!urlError || !!codeError}
+          data-testid="pair-submit"
+        >
+          {busy ? t('pairing.working') : t('pairing.submit')}
+        </button>
+      </div>
     </form>
   );
 }

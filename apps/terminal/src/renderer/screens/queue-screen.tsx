@@ -1,187 +1,546 @@
 /**
- * The queue: what waits, what was sent, and above all what was declined after it was sent (money
- * the charity thought it had). Retry, discard with a reason, and void with the manager PIN.
+ * The queue: what waits, what is being sent, what was sent, and above all what was declined
+ * after it was sent (money the charity thought it had) or is about to expire unsent. Retry
+ * (typing the card again when it was sealed for one attempt only), discard with a reason, and
+ * void a sent payment with the manager PIN.
  */
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useId, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app-context.ts';
-import type { OutboxItem, OutboxState } from '../data/terminal-data.ts';
-import { dateTime, money } from '../format/format.ts';
+import { Field } from '../components/field.tsx';
+import { checkPin } from '../components/manager-pin.ts';
+import { type OutboxItem, OutboxRefusal } from '../data/terminal-data.ts';
+import { dateTime, money, number, timeLeft } from '../format/format.ts';
+import { paymentErrors } from '../forms/validate.ts';
+import { emptyDraft, useTerminal } from '../store/terminal-store.ts';
 
-type Tab = 'pending' | 'done' | 'declined' | 'error' | 'expiring' | 'expired';
-const TABS: Tab[] = ['pending', 'declined', 'error', 'expiring', 'expired', 'done'];
-const STATES: Record<Tab, OutboxState[]> = {
-  pending: ['queued', 'sending'],
-  done: ['done'],
-  declined: ['declined'],
-  error: ['error'],
-  expiring: ['queued', 'sending'],
-  expired: ['expired'],
-};
-const EXPIRING_MS = 12 * 3_600_000;
+export type QueueTab = 'pending' | 'sending' | 'declined' | 'error' | 'expiring' | 'expired' | 'done';
+export const QUEUE_TABS: readonly QueueTab[] = [
+  'pending',
+  'sending',
+  'declined',
+  'error',
+  'expiring',
+  'expired',
+  'done',
+];
+/** Unsent donations within this long of their expiry are "expiring soon" (as in the summary). */
+export const EXPIRING_SOON_MS = 12 * 3_600_000;
+
+const isDonation = (i: OutboxItem) => i.kind === 'charge' || i.kind === 'schedule';
+
+export function inTab(i: OutboxItem, tab: QueueTab, now: number): boolean {
+  switch (tab) {
+    case 'pending':
+      return i.state === 'queued';
+    case 'expiring':
+      return (
+        (i.state === 'queued' || i.state === 'sending') &&
+        isDonation(i) &&
+        Date.parse(i.expiresAt) - now <= EXPIRING_SOON_MS
+      );
+    default:
+      return i.state === tab;
+  }
+}
+
+/** Receipts that were voided or have a void on its way. */
+function voidedReceipts(items: OutboxItem[]): Set<string> {
+  const out = new Set<string>();
+  for (const i of items) {
+    const receipt = i.request.receiptNum;
+    if (i.kind === 'void' && typeof receipt === 'string' && ['queued', 'sending', 'done'].includes(i.state))
+      out.add(receipt);
+  }
+  return out;
+}
+
+type Action =
+  | { id: string; kind: 'discard' }
+  | { id: string; kind: 'void' }
+  | { id: string; kind: 'reenter' };
 
 export function QueueScreen() {
   const { t, i18n } = useTranslation();
   const lang = i18n.language;
   const { data } = useServices();
-  const [tab, setTab] = useState<Tab>('pending');
+  const [tab, setTab] = useState<QueueTab>('pending');
   const [items, setItems] = useState<OutboxItem[]>([]);
-  const [acting, setActing] = useState<{ id: string; kind: 'discard' | 'void' } | null>(null);
-  const [reason, setReason] = useState('');
-  const [pin, setPin] = useState('');
-  const [message, setMessage] = useState<string | null>(null);
+  const [now, setNow] = useState(() => Date.now());
+  const [action, setAction] = useState<Action | null>(null);
+  const [message, setMessage] = useState<{ text: string; ok?: boolean } | null>(null);
+  const tabsId = useId();
 
   const load = useCallback(async () => {
-    const list = await data.listOutbox({ states: STATES[tab], limit: 200 });
-    const now = Date.now();
-    setItems(
-      tab === 'expiring'
-        ? list.filter((i) => Date.parse(i.expiresAt) - now < EXPIRING_MS)
-        : list.filter((i) => i.kind === 'charge' || i.kind === 'schedule'),
-    );
-  }, [data, tab]);
+    const list = await data.listOutbox({ limit: 500 });
+    setItems(list);
+    setNow(Date.now());
+  }, [data]);
   useEffect(() => {
-    void load();
-    return data.onOutboxChange(() => void load());
+    let live = true;
+    const reload = () => void load().catch(() => live && setItems([]));
+    reload();
+    const off = data.onOutboxChange(reload);
+    const clock = setInterval(() => setNow(Date.now()), 30_000);
+    return () => {
+      live = false;
+      off();
+      clearInterval(clock);
+    };
   }, [data, load]);
 
-  async function act(item: OutboxItem) {
-    if (!acting) return;
+  const counts = useMemo(() => {
+    const c = {} as Record<QueueTab, number>;
+    for (const tb of QUEUE_TABS) c[tb] = items.filter((i) => inTab(i, tb, now)).length;
+    return c;
+  }, [items, now]);
+  const shown = items.filter((i) => inTab(i, tab, now));
+  const voided = useMemo(() => voidedReceipts(items), [items]);
+
+  const fail = (err: unknown) => setMessage({ text: err instanceof Error ? err.message : String(err) });
+
+  async function retry(item: OutboxItem) {
     setMessage(null);
-    if (!reason.trim()) {
-      setMessage(t('queue.reasonRequired'));
-      return;
-    }
     try {
-      if (acting.kind === 'discard') {
-        await data.discard(item.id, reason.trim());
-      } else {
-        const local = await data.getLocalSettings();
-        if (!local.managerPinHash || !data.checkManagerPin) {
-          setMessage(t('queue.noPin'));
-          return;
-        }
-        if (!(await data.checkManagerPin(pin))) {
-          setMessage(t('queue.badPin'));
-          return;
-        }
-        await data.enqueueVoid(item.receiptNum!, reason.trim());
-      }
-      setActing(null);
-      setReason('');
-      setPin('');
+      await data.retry(item.id);
+      setMessage({ text: t('queue.retried', { ref: item.localRef }), ok: true });
     } catch (err) {
-      setMessage(err instanceof Error ? err.message : String(err));
+      // Card or bank details are sealed for one attempt only: they must be typed again.
+      if (err instanceof OutboxRefusal && err.fields.length > 0 && data.retryWithInstrument) {
+        setAction({ id: item.id, kind: 'reenter' });
+        setMessage({ text: t('queue.reenterNeeded') });
+      } else fail(err);
     }
   }
 
   return (
-    <section className="screen" data-testid="queue-screen">
-      <h1>{t('queue.title')}</h1>
-      <div className="tabs" role="tablist">
-        {TABS.map((x) => (
+    <section className="screen wide" data-testid="queue-screen">
+      <h1 tabIndex={-1}>{t('queue.title')}</h1>
+      <div className="tabs" role="tablist" aria-label={t('queue.title')}>
+        {QUEUE_TABS.map((x) => (
           <button
             key={x}
             type="button"
             role="tab"
+            id={`${tabsId}-${x}`}
             aria-selected={tab === x}
-            className={tab === x ? 'tab active' : 'tab'}
+            aria-controls={`${tabsId}-panel`}
+            className={`tab${tab === x ? ' active' : ''}${x === 'declined' && counts.declined > 0 ? ' alarm' : ''}`}
             data-testid={`queue-tab-${x}`}
-            onClick={() => setTab(x)}
+            onClick={() => {
+              setTab(x);
+              setAction(null);
+              setMessage(null);
+            }}
           >
-            {t(`queue.${x}`)}
+            {t(`queue.${x}`)} <span className="count">{number(counts[x], lang)}</span>
           </button>
         ))}
       </div>
-      {items.length === 0 ? <p className="muted">{t('queue.empty')}</p> : null}
-      <ul className="queue" data-testid="queue-items">
-        {items.map((i) => (
-          <li
-            key={i.id}
-            className={`queue-item state-${i.state}`}
-            data-testid="queue-item"
-            data-state={i.state}
-          >
-            <div>
-              <strong>{i.currency ? money(i.amountMinor, i.currency, lang) : ''}</strong>{' '}
-              {i.method ? t(`method.${i.method}`) : ''} {i.display.last4 ? `•••• ${i.display.last4}` : ''} ·{' '}
-              {i.display.donorName ?? t('queue.anonymous')}
-            </div>
-            <div className="muted">
-              {dateTime(i.createdAt, lang)} · {i.receiptNum ?? i.localRef} · {t(`queue.states.${i.state}`)}
-              {i.state === 'queued' || i.state === 'sending'
-                ? ` · ${t('queue.expiresIn', { hours: Math.max(0, Math.floor((Date.parse(i.expiresAt) - Date.now()) / 3_600_000)) })}`
-                : ''}
-            </div>
-            {i.error ? (
-              <div className="field-error" data-testid="queue-item-error">
-                {i.error.message}
-              </div>
-            ) : null}
-            <div className="row">
-              {i.state === 'error' || i.state === 'declined' ? (
-                <button
-                  type="button"
-                  onClick={() => void data.retry(i.id).catch((e: Error) => setMessage(e.message))}
-                >
-                  {t('queue.retry')}
-                </button>
-              ) : null}
-              {i.state !== 'done' && i.state !== 'discarded' ? (
-                <button type="button" onClick={() => setActing({ id: i.id, kind: 'discard' })}>
-                  {t('queue.discard')}
-                </button>
-              ) : null}
-              {i.state === 'done' && i.receiptNum && i.kind === 'charge' ? (
-                <button
-                  type="button"
-                  data-testid="void"
-                  onClick={() => setActing({ id: i.id, kind: 'void' })}
-                >
-                  {t('queue.void')}
-                </button>
-              ) : null}
-            </div>
-            {acting?.id === i.id ? (
-              <div className="row">
-                <label className="inline">
-                  {acting.kind === 'void' ? t('queue.voidReason') : t('queue.discardReason')}
-                  <input
-                    value={reason}
-                    data-testid="act-reason"
-                    onChange={(e) => setReason(e.target.value)}
-                  />
-                </label>
-                {acting.kind === 'void' ? (
-                  <label className="inline">
-                    {t('queue.pin')}
-                    <input
-                      type="password"
-                      inputMode="numeric"
-                      value={pin}
-                      data-testid="act-pin"
-                      onChange={(e) => setPin(e.target.value)}
-                    />
-                  </label>
-                ) : null}
-                <button
-                  type="button"
-                  className="primary"
-                  data-testid="act-confirm"
-                  onClick={() => void act(i)}
-                >
-                  {acting.kind === 'void' ? t('queue.void') : t('queue.discard')}
-                </button>
-              </div>
-            ) : null}
-          </li>
-        ))}
-      </ul>
+      <div role="tabpanel" id={`${tabsId}-panel`} aria-labelledby={`${tabsId}-${tab}`}>
+        {tab === 'declined' && counts.declined > 0 ? (
+          <p className="banner" data-testid="declined-explainer">
+            {t('queue.declinedExplainer')}
+          </p>
+        ) : null}
+        {tab === 'expiring' && counts.expiring > 0 ? (
+          <p className="banner" data-testid="expiring-explainer">
+            {t('queue.expiringExplainer')}
+          </p>
+        ) : null}
+        {shown.length === 0 ? <p className="muted">{t('queue.empty')}</p> : null}
+        <ul className="queue" data-testid="queue-items">
+          {shown.map((i) => (
+            <QueueRow
+              key={i.id}
+              item={i}
+              now={now}
+              lang={lang}
+              canVoid={
+                i.state === 'done' && !!i.receiptNum && isDonation(i) && !voided.has(i.receiptNum ?? '')
+              }
+              voided={!!i.receiptNum && isDonation(i) && voided.has(i.receiptNum)}
+              action={action?.id === i.id ? action : null}
+              onAction={(a) => {
+                setMessage(null);
+                setAction(a);
+              }}
+              onRetry={() => void retry(i)}
+              onMessage={setMessage}
+            />
+          ))}
+        </ul>
+      </div>
       {message ? (
-        <p className="field-error" role="alert" data-testid="queue-message">
-          {message}
+        <p
+          className={message.ok ? 'note' : 'field-error'}
+          role={message.ok ? 'status' : 'alert'}
+          data-testid="queue-message"
+        >
+          {message.text}
         </p>
       ) : null}
     </section>
+  );
+}
+
+interface RowProps {
+  item: OutboxItem;
+  now: number;
+  lang: string;
+  canVoid: boolean;
+  voided: boolean;
+  action: Action | null;
+  onAction(a: Action | null): void;
+  onRetry(): void;
+  onMessage(m: { text: string; ok?: boolean } | null): void;
+}
+
+function QueueRow({ item: i, now, lang, canVoid, voided, action, onAction, onRetry, onMessage }: RowProps) {
+  const { t } = useTranslation();
+  const unsent = i.state === 'queued' || i.state === 'sending';
+  const retryable = i.state === 'error' || i.state === 'declined' || i.state === 'expired';
+  const discardable = retryable || (i.state === 'queued' && i.attempts === 0);
+  const brand = i.display.brand && i.display.brand !== i.method ? `${i.display.brand} ` : '';
+  const instrument = i.display.last4 ? `${brand}•••• ${i.display.last4}` : '';
+  const leftMs = Date.parse(i.expiresAt) - now;
+  return (
+    <li
+      className={`queue-item state-${i.state}`}
+      data-testid="queue-item"
+      data-state={i.state}
+      data-kind={i.kind}
+    >
+      <div className="queue-main">
+        <strong>{i.currency ? money(i.amountMinor, i.currency, lang) : t(`queue.kinds.${i.kind}`)}</strong>
+        {i.kind !== 'charge' ? <span className="badge">{t(`queue.kinds.${i.kind}`)}</span> : null}
+        {i.method ? <span>{t(`method.${i.method}`)}</span> : null}
+        {instrument ? <span dir="ltr">{instrument}</span> : null}
+        <span>{i.display.donorName ?? (isDonation(i) ? t('queue.noDonor') : '')}</span>
+        {i.display.frequency ? <span>{t(`frequency.${i.display.frequency}`)}</span> : null}
+      </div>
+      <div className="muted">
+        <span>{dateTime(i.createdAt, lang)}</span> ·{' '}
+        <span dir="ltr" data-testid="queue-ref">
+          {i.receiptNum ? t('queue.receipt', { receipt: i.receiptNum }) : i.localRef}
+        </span>
+        {i.scheduleNum ? <span> · {t('result.schedule', { schedule: i.scheduleNum })}</span> : null} ·{' '}
+        <span className={`state state-${i.state}`}>{t(`queue.states.${i.state}`)}</span>
+        {voided ? <span className="badge"> {t('queue.voided')}</span> : null}
+        {unsent && isDonation(i) ? (
+          <span
+            className={leftMs <= EXPIRING_SOON_MS ? 'warning-text' : undefined}
+            data-testid="queue-expires"
+          >
+            {' '}
+            · {t('queue.expires', { when: timeLeft(i.expiresAt, lang, now) })}
+          </span>
+        ) : null}
+        {i.state === 'expired' ? (
+          <span> · {t('queue.expiredAt', { when: timeLeft(i.expiresAt, lang, now) })}</span>
+        ) : null}
+        {i.attempts > 0 && unsent ? <span> · {t('queue.attempts', { count: i.attempts })}</span> : null}
+      </div>
+      {i.error ? (
+        <div className="field-error" data-testid="queue-item-error" dir="auto">
+          {i.error.message}
+        </div>
+      ) : null}
+      {i.discardReason ? (
+        <div className="muted" dir="auto">
+          {t('queue.discardedBecause', { reason: i.discardReason })}
+        </div>
+      ) : null}
+      <div className="row">
+        {retryable ? (
+          <button type="button" data-testid="retry" onClick={onRetry}>
+            {t('queue.retry')}
+          </button>
+        ) : null}
+        {i.state === 'queued' ? (
+          <button type="button" data-testid="send-now" onClick={onRetry}>
+            {t('queue.sendNow')}
+          </button>
+        ) : null}
+        {discardable ? (
+          <button type="button" data-testid="discard" onClick={() => onAction({ id: i.id, kind: 'discard' })}>
+            {t('queue.discard')}
+          </button>
+        ) : null}
+        {canVoid ? (
+          <button type="button" data-testid="void" onClick={() => onAction({ id: i.id, kind: 'void' })}>
+            {t('queue.void')}
+          </button>
+        ) : null}
+      </div>
+      {action?.kind === 'discard' || action?.kind === 'void' ? (
+        <ReasonForm item={i} kind={action.kind} onClose={() => onAction(null)} onMessage={onMessage} />
+      ) : null}
+      {action?.kind === 'reenter' ? (
+        <ReenterForm item={i} onClose={() => onAction(null)} onMessage={onMessage} />
+      ) : null}
+    </li>
+  );
+}
+
+/** Discard (reason required) or void (reason and manager PIN required). */
+function ReasonForm({
+  item,
+  kind,
+  onClose,
+  onMessage,
+}: {
+  item: OutboxItem;
+  kind: 'discard' | 'void';
+  onClose(): void;
+  onMessage(m: { text: string; ok?: boolean } | null): void;
+}) {
+  const { t } = useTranslation();
+  const { data } = useServices();
+  const setLocal = useTerminal((s) => s.setLocal);
+  const [reason, setReason] = useState('');
+  const [pin, setPin] = useState('');
+  const [busy, setBusy] = useState(false);
+  const reasonError = reason.trim() === '' ? { key: 'queue.reasonRequired' } : null;
+  const pinError = kind === 'void' && !/^\d{4,8}$/.test(pin) ? { key: 'settings.badPin' } : null;
+
+  async function submit() {
+    if (busy) return;
+    if (reasonError) {
+      onMessage({ text: t('queue.reasonRequired') });
+      return;
+    }
+    setBusy(true);
+    onMessage(null);
+    try {
+      if (kind === 'discard') {
+        await data.discard(item.id, reason.trim());
+        onMessage({ text: t('queue.discarded', { ref: item.localRef }), ok: true });
+      } else {
+        const local = await data.getLocalSettings();
+        setLocal(local);
+        const verdict = await checkPin(pin, local.managerPinHash);
+        if (verdict === 'no-pin') {
+          onMessage({ text: t('queue.noPin') });
+          return;
+        }
+        if (verdict === 'wrong') {
+          onMessage({ text: t('queue.badPin') });
+          return;
+        }
+        await data.enqueueVoid(item.receiptNum!, reason.trim());
+        onMessage({ text: t('queue.voidQueued', { receipt: item.receiptNum }), ok: true });
+      }
+      onClose();
+    } catch (err) {
+      onMessage({ text: err instanceof Error ? err.message : String(err) });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form
+      className="act"
+      data-testid={`${kind}-form`}
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        void submit();
+      }}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') {
+          e.preventDefault();
+          onClose();
+        }
+      }}
+    >
+      <div className="row">
+        <Field
+          label={kind === 'void' ? t('queue.voidReason') : t('queue.discardReason')}
+          value={reason}
+          onChange={setReason}
+          error={reasonError}
+          autoFocus
+          maxLength={256}
+          testId="act-reason"
+        />
+        {kind === 'void' ? (
+          <Field
+            label={t('queue.pin')}
+            value={pin}
+            onChange={(v) => setPin(v.replace(/\D/g, ''))}
+            error={pinError}
+            type="password"
+            inputMode="numeric"
+            maxLength={8}
+            testId="act-pin"
+          />
+        ) : null}
+      </div>
+      <div className="row">
+        <button type="button" onClick={onClose} data-testid="act-cancel">
+          {t('queue.cancel')}
+        </button>
+        <button type="submit" className="primary" data-testid="act-confirm" disabled={busy || !!reasonError}>
+          {kind === 'void' ? t('queue.confirmVoid') : t('queue.confirmDiscard')}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** A declined, failed or expired card/bank donation taken again: the details typed anew. */
+function ReenterForm({
+  item,
+  onClose,
+  onMessage,
+}: {
+  item: OutboxItem;
+  onClose(): void;
+  onMessage(m: { text: string; ok?: boolean } | null): void;
+}) {
+  const { t } = useTranslation();
+  const { data } = useServices();
+  const method = item.method ?? 'Credit_Card';
+  const [card, setCard] = useState({ ccNum: '', expiry: '', cvv: '', holder: '' });
+  const [bank, setBank] = useState({ routingNum: '', accountNum: '' });
+  const [charity, setCharity] = useState('');
+  const [busy, setBusy] = useState(false);
+  const draft = {
+    ...emptyDraft(),
+    method,
+    card,
+    bank: { ...emptyDraft().bank, ...bank },
+    charity: { ccNum: charity },
+  };
+  const errors = paymentErrors(draft, new Date());
+  const valid = Object.keys(errors).length === 0;
+
+  async function submit() {
+    if (!valid || busy || !data.retryWithInstrument) return;
+    setBusy(true);
+    try {
+      const copy = await data.retryWithInstrument(item.id, {
+        card:
+          method === 'Credit_Card'
+            ? { ccNum: card.ccNum.replace(/[\s-]/g, ''), expiry: card.expiry, cvv: card.cvv }
+            : method === 'ACH'
+              ? null
+              : { ccNum: charity.trim() },
+        bankAccount:
+          method === 'ACH'
+            ? {
+                routingNum: bank.routingNum.replace(/\D/g, ''),
+                accountNum: bank.accountNum.replace(/[\s-]/g, ''),
+              }
+            : null,
+      });
+      onMessage({ text: t('queue.retried', { ref: copy.localRef }), ok: true });
+      onClose();
+    } catch (err) {
+      onMessage({ text: err instanceof Error ? err.message : String(err) });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form
+      className="act"
+      data-testid="reenter-form"
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        void submit();
+      }}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') {
+          e.preventDefault();
+          onClose();
+        }
+      }}
+    >
+      <p className="muted">{t('queue.reenterHint')}</p>
+      {method === 'Credit_Card' ? (
+        <div className="row">
+          <Field
+            label={t('method.cardNumber')}
+            value={card.ccNum}
+            onChange={(v) => setCard({ ...card, ccNum: v.replace(/[^\d\s-]/g, '') })}
+            error={errors.ccNum}
+            inputMode="numeric"
+            dir="ltr"
+            autoFocus
+            maxLength={23}
+            testId="reenter-card-number"
+          />
+          <Field
+            label={t('method.expiry')}
+            value={card.expiry}
+            onChange={(v) => setCard({ ...card, expiry: v })}
+            error={errors.expiry}
+            inputMode="numeric"
+            dir="ltr"
+            maxLength={7}
+            testId="reenter-card-expiry"
+          />
+          <Field
+            label={t('method.cvv')}
+            value={card.cvv}
+            onChange={(v) => setCard({ ...card, cvv: v.replace(/\D/g, '') })}
+            error={errors.cvv}
+            type="password"
+            inputMode="numeric"
+            dir="ltr"
+            maxLength={4}
+            testId="reenter-card-cvv"
+          />
+        </div>
+      ) : method === 'ACH' ? (
+        <div className="row">
+          <Field
+            label={t('method.routing')}
+            value={bank.routingNum}
+            onChange={(v) => setBank({ ...bank, routingNum: v })}
+            error={errors.routingNum}
+            inputMode="numeric"
+            dir="ltr"
+            autoFocus
+            maxLength={11}
+            testId="reenter-routing"
+          />
+          <Field
+            label={t('method.account')}
+            value={bank.accountNum}
+            onChange={(v) => setBank({ ...bank, accountNum: v })}
+            error={errors.accountNum}
+            inputMode="numeric"
+            dir="ltr"
+            maxLength={21}
+            testId="reenter-account"
+          />
+        </div>
+      ) : (
+        <Field
+          label={t('method.charityNumber', { provider: t(`method.${method}`) })}
+          value={charity}
+          onChange={setCharity}
+          error={errors.charity}
+          dir="ltr"
+          autoFocus
+          maxLength={80}
+          testId="reenter-charity"
+        />
+      )}
+      <div className="row">
+        <button type="button" onClick={onClose} data-testid="act-cancel">
+          {t('queue.cancel')}
+        </button>
+        <button type="submit" className="primary" data-testid="reenter-confirm" disabled={!valid || busy}>
+          {t('queue.retry')}
+        </button>
+      </div>
+    </form>
   );
 }

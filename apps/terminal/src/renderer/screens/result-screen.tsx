@@ -1,65 +1,157 @@
-/** The outcome: a receipt number, a decline, or "saved on this device" with its local reference. */
+/**
+ * The outcome: while the server is asked (up to a few seconds) "sending"; then a receipt number
+ * (print or e-mail it), a decline, or "saved on this device" with the local reference.
+ */
+import type { DeviceSettings } from '@kupah/contracts';
+import type { TFunction } from 'i18next';
+import { type ReactNode, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app-context.ts';
+import type { OutboxItem } from '../data/terminal-data.ts';
 import { dateTime, money } from '../format/format.ts';
-import { useTerminal } from '../store/terminal-store.ts';
+import { type Draft, useTerminal } from '../store/terminal-store.ts';
+import { personName } from './donor-screen.tsx';
 
-export function ResultScreen() {
+/** The receipt as text lines in the current language (printed, e-mailed): never more than last 4. */
+export function receiptLines(
+  item: OutboxItem,
+  draft: Draft,
+  settings: DeviceSettings,
+  t: TFunction,
+  lang: string,
+): string[] {
+  const amount = item.currency ? money(item.amountMinor, item.currency, lang) : '';
+  const method = item.method ? t(`method.${item.method}`) : '';
+  const card = item.display.last4
+    ? ` ${item.display.brand ?? ''} •••• ${item.display.last4}`.replace('  ', ' ')
+    : '';
+  const d = draft.donor;
+  const donor =
+    d.mode === 'existing' && d.existing
+      ? personName(d.existing, lang)
+      : d.mode === 'anonymous'
+        ? t('donor.anonymous')
+        : (item.display.donorName ?? '');
+  const lines = [
+    settings.orgName,
+    t('receipt.date', { date: dateTime(item.createdAt, lang) }),
+    t('receipt.amount', { amount }),
+    t('receipt.method', { method: `${method}${card}` }),
+  ];
+  if (donor) lines.push(t('receipt.donor', { name: donor }));
+  if (item.display.frequency)
+    lines.push(t('receipt.frequency', { frequency: t(`frequency.${item.display.frequency}`) }));
+  lines.push(
+    item.receiptNum
+      ? t('receipt.number', { receipt: item.receiptNum })
+      : t('receipt.reference', { ref: item.localRef }),
+  );
+  if (item.scheduleNum) lines.push(t('receipt.schedule', { schedule: item.scheduleNum }));
+  lines.push('', t('receipt.thanks'));
+  return lines;
+}
+
+export function ResultScreen({ onDone }: { onDone?: () => void }) {
   const { t, i18n } = useTranslation();
   const lang = i18n.language;
   const { bridge } = useServices();
-  const { result, startOver } = useTerminal();
-  if (!result) return null;
+  const result = useTerminal((s) => s.result);
+  const waiting = useTerminal((s) => s.waiting);
+  const draft = useTerminal((s) => s.draft);
+  const settings = useTerminal((s) => s.settings);
+  const [printNote, setPrintNote] = useState<string | null>(null);
+  const done = onDone ?? useTerminal.getState().startOver;
+  if (!result || !settings) return null;
   const amount = result.currency ? money(result.amountMinor, result.currency, lang) : '';
-  const lines = [
-    `${t('review.amount')}: ${amount}`,
-    `${t('review.method')}: ${t(`method.${result.method ?? 'Credit_Card'}`)} ${result.display.last4 ? `•••• ${result.display.last4}` : ''}`,
-    result.receiptNum ? `# ${result.receiptNum}` : `# ${result.localRef}`,
-    dateTime(result.createdAt, lang),
-  ];
-  const mail = `mailto:?subject=${encodeURIComponent(t('result.receiptTitle'))}&body=${encodeURIComponent(lines.join('\n'))}`;
+  const lines = receiptLines(result, draft, settings, t, lang);
+  const email =
+    draft.donor.mode === 'new' ? draft.donor.email.trim() : (draft.donor.existing?.emails[0] ?? '');
+  const mail = `mailto:${encodeURIComponent(email)}?subject=${encodeURIComponent(
+    t('receipt.title', { org: settings.orgName }),
+  )}&body=${encodeURIComponent(lines.join('\n'))}`;
+
+  async function print() {
+    setPrintNote(null);
+    try {
+      const r = await bridge.printReceipt({
+        title: t('receipt.title', { org: settings?.orgName ?? '' }),
+        lines,
+        direction: lang === 'he' ? 'rtl' : 'ltr',
+      });
+      setPrintNote(r.printed ? t('result.printed') : t('result.notPrinted'));
+    } catch {
+      setPrintNote(t('result.notPrinted'));
+    }
+  }
+
+  let heading: ReactNode;
+  if (waiting) {
+    heading = (
+      <h1 tabIndex={-1} data-testid="result-waiting">
+        {t('result.waiting')}
+      </h1>
+    );
+  } else if (result.state === 'done') {
+    heading = (
+      <h1 tabIndex={-1} className="approved" data-testid="result-approved">
+        {t('result.approved', { receipt: result.receiptNum })}
+        {result.scheduleNum ? <span> · {t('result.schedule', { schedule: result.scheduleNum })}</span> : null}
+      </h1>
+    );
+  } else if (result.state === 'declined') {
+    heading = (
+      <h1 tabIndex={-1} className="declined" data-testid="result-declined">
+        {t('result.declined', { message: result.error?.message ?? '' })}
+      </h1>
+    );
+  } else if (result.state === 'error' || result.state === 'expired' || result.state === 'discarded') {
+    heading = (
+      <h1 tabIndex={-1} className="declined" data-testid="result-error">
+        {t('result.error', { message: result.error?.message ?? '' })}
+      </h1>
+    );
+  } else {
+    heading = (
+      <h1 tabIndex={-1} data-testid="result-saved">
+        {t('result.saved', { ref: result.localRef })}
+      </h1>
+    );
+  }
+
   return (
-    <section className="screen" data-testid="result-screen" aria-live="assertive">
-      {result.state === 'done' ? (
-        <h1 data-testid="result-approved">
-          {t('result.approved', { receipt: result.receiptNum })}
-          {result.scheduleNum ? (
-            <span> · {t('result.schedule', { schedule: result.scheduleNum })}</span>
-          ) : null}
-        </h1>
-      ) : result.state === 'declined' ? (
-        <h1 className="declined" data-testid="result-declined">
-          {t('result.declined', { message: result.error?.message ?? '' })}
-        </h1>
-      ) : result.state === 'error' || result.state === 'expired' ? (
-        <h1 className="declined" data-testid="result-error">
-          {t('result.error', { message: result.error?.message ?? '' })}
-        </h1>
-      ) : (
-        <h1 data-testid="result-saved">{t('result.saved', { ref: result.localRef })}</h1>
-      )}
+    <section className="screen" data-testid="result-screen" aria-live="polite" aria-busy={waiting}>
+      {heading}
+      {waiting ? <progress aria-label={t('result.waiting')} /> : null}
       <p className="amount-display">{amount}</p>
+      {!waiting && result.state !== 'done' && result.state !== 'declined' ? (
+        <p className="muted" data-testid="result-ref">
+          {t('result.reference', { ref: result.localRef })}
+        </p>
+      ) : null}
+      {result.state === 'done' && !waiting ? (
+        <ol className="receipt" aria-label={t('result.receiptPreview')} data-testid="receipt-lines">
+          {lines.filter(Boolean).map((l) => (
+            <li key={l}>{l}</li>
+          ))}
+        </ol>
+      ) : null}
+      {printNote ? (
+        <p role="status" data-testid="print-note">
+          {printNote}
+        </p>
+      ) : null}
       <div className="actions">
-        {result.state === 'done' ? (
+        {result.state === 'done' && !waiting ? (
           <>
-            <button
-              type="button"
-              onClick={() =>
-                void bridge.printReceipt({
-                  title: t('result.receiptTitle'),
-                  lines,
-                  direction: lang === 'he' ? 'rtl' : 'ltr',
-                })
-              }
-            >
+            <button type="button" data-testid="print-receipt" onClick={() => void print()}>
               {t('result.print')}
             </button>
-            <a className="button" href={mail}>
+            <a className="button" href={mail} data-testid="email-receipt">
               {t('result.email')}
             </a>
           </>
         ) : null}
-        <button type="button" className="primary" data-testid="new-donation" onClick={startOver}>
+        <button type="button" className="primary" data-primary data-testid="new-donation" onClick={done}>
           {t('result.another')}
         </button>
       </div>

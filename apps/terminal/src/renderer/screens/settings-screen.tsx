@@ -1,23 +1,66 @@
-/** Device settings (behind the manager PIN once one is set): name, location, language, mode, PIN. */
+/**
+ * Device settings (behind the manager PIN once one is set): name, location, language, mode,
+ * collector, kiosk idle time, the PIN itself; sync now; unpair.
+ */
 import type { RefPerson } from '@kupah/contracts';
-import { useEffect, useState } from 'react';
+import { type FormEvent, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app-context.ts';
 import { Field } from '../components/field.tsx';
+import { checkPin, PIN_PATTERN, sha256Hex } from '../components/manager-pin.ts';
 import type { LocalSettings } from '../data/terminal-data.ts';
+import { PairingError } from '../data/terminal-data.ts';
+import type { FieldMessage } from '../forms/validate.ts';
 import { applyLanguage } from '../i18n/index.ts';
 import { useTerminal } from '../store/terminal-store.ts';
 import { personName } from './donor-screen.tsx';
 
-const numberOrNull = (s: string) => (s.trim() === '' ? null : Number(s));
+export const IDLE_MIN_SECONDS = 15;
+export const IDLE_MAX_SECONDS = 3600;
+
+const numberOrNull = (s: string) => (s.trim() === '' ? null : Number(s.trim().replace(',', '.')));
+
+interface Form {
+  deviceName: string;
+  locationName: string;
+  latitude: string;
+  longitude: string;
+  language: LocalSettings['language'];
+  mode: LocalSettings['mode'];
+  collector: string;
+  idle: string;
+  pin: string;
+}
+
+export function settingsErrors(form: Form): Partial<Record<keyof Form, FieldMessage>> {
+  const e: Partial<Record<keyof Form, FieldMessage>> = {};
+  const lat = numberOrNull(form.latitude);
+  const lon = numberOrNull(form.longitude);
+  if (lat !== null && !(Number.isFinite(lat) && lat >= -90 && lat <= 90))
+    e.latitude = { key: 'settings.badLatitude' };
+  if (lon !== null && !(Number.isFinite(lon) && lon >= -180 && lon <= 180))
+    e.longitude = { key: 'settings.badLongitude' };
+  // A position is both coordinates or neither.
+  if (lat === null && lon !== null) e.latitude ??= { key: 'settings.bothCoordinates' };
+  if (lon === null && lat !== null) e.longitude ??= { key: 'settings.bothCoordinates' };
+  const idle = Number(form.idle);
+  if (!/^\d+$/.test(form.idle.trim()) || idle < IDLE_MIN_SECONDS || idle > IDLE_MAX_SECONDS)
+    e.idle = { key: 'settings.badIdle', values: { min: IDLE_MIN_SECONDS, max: IDLE_MAX_SECONDS } };
+  if (form.pin && !PIN_PATTERN.test(form.pin)) e.pin = { key: 'settings.badPin' };
+  if (form.mode === 'collector' && !form.collector) e.collector = { key: 'settings.chooseCollector' };
+  if (form.deviceName.length > 256 || form.locationName.length > 256)
+    e.deviceName = { key: 'errors.tooLong' };
+  return e;
+}
 
 export function SettingsScreen() {
   const { t, i18n } = useTranslation();
   const { data, bridge } = useServices();
-  const { local, setLocal, setSettings, go } = useTerminal();
+  const local = useTerminal((s) => s.local);
+  const { setLocal, setSettings, go } = useTerminal.getState();
   const [unlocked, setUnlocked] = useState(!local?.managerPinHash);
   const [pinTry, setPinTry] = useState('');
-  const [form, setForm] = useState(() => ({
+  const [form, setForm] = useState<Form>(() => ({
     deviceName: local?.deviceName ?? '',
     locationName: local?.location.locationName ?? '',
     latitude: local?.location.latitude?.toString() ?? '',
@@ -29,176 +72,282 @@ export function SettingsScreen() {
     pin: '',
   }));
   const [collectors, setCollectors] = useState<RefPerson[]>([]);
-  const [note, setNote] = useState<string | null>(null);
+  const [note, setNote] = useState<{ text: string; ok: boolean } | null>(null);
+  const [confirmUnpair, setConfirmUnpair] = useState(false);
+  const [busy, setBusy] = useState(false);
   useEffect(() => {
-    void data.collectors().then(setCollectors);
+    let live = true;
+    void data.collectors().then((c) => live && setCollectors(c));
+    return () => {
+      live = false;
+    };
   }, [data]);
 
-  const lat = numberOrNull(form.latitude);
-  const lon = numberOrNull(form.longitude);
-  const idle = Number(form.idle);
-  const errors = {
-    latitude:
-      lat !== null && !(Number.isFinite(lat) && lat >= -90 && lat <= 90)
-        ? { key: 'settings.badLatitude' }
-        : null,
-    longitude:
-      lon !== null && !(Number.isFinite(lon) && lon >= -180 && lon <= 180)
-        ? { key: 'settings.badLongitude' }
-        : null,
-    pin: form.pin && !/^\d{4,8}$/.test(form.pin) ? { key: 'settings.badPin' } : null,
-    idle: !(Number.isInteger(idle) && idle >= 15 && idle <= 600) ? { key: 'settings.badIdle' } : null,
+  const errors = settingsErrors(form);
+  const valid = Object.keys(errors).length === 0;
+  const set = (patch: Partial<Form>) => {
+    setNote(null);
+    setForm({ ...form, ...patch });
   };
-  const valid = !errors.latitude && !errors.longitude && !errors.pin && !errors.idle;
 
   if (!unlocked) {
+    const unlock = async (e: FormEvent) => {
+      e.preventDefault();
+      const verdict = await checkPin(pinTry, local?.managerPinHash ?? null);
+      if (verdict === 'wrong') {
+        setNote({ text: t('queue.badPin'), ok: false });
+        setPinTry('');
+      } else setUnlocked(true);
+    };
     return (
-      <section className="screen narrow" data-testid="settings-locked">
-        <h1>{t('settings.title')}</h1>
+      <form className="screen narrow" data-testid="settings-locked" onSubmit={unlock} noValidate>
+        <h1 tabIndex={-1}>{t('settings.title')}</h1>
         <p>{t('settings.unlock')}</p>
         <Field
           label={t('queue.pin')}
           value={pinTry}
-          onChange={setPinTry}
+          onChange={(v) => setPinTry(v.replace(/\D/g, ''))}
           type="password"
           inputMode="numeric"
+          maxLength={8}
+          autoFocus
           testId="unlock-pin"
         />
-        <button
-          type="button"
-          className="primary"
-          onClick={async () => {
-            if (data.checkManagerPin && (await data.checkManagerPin(pinTry))) setUnlocked(true);
-            else setNote(t('queue.badPin'));
-          }}
-        >
-          {t('settings.unlockButton')}
-        </button>
-        {note ? <p className="field-error">{note}</p> : null}
-      </section>
+        {note ? (
+          <p className="field-error" role="alert" data-testid="unlock-error">
+            {note.text}
+          </p>
+        ) : null}
+        <div className="actions">
+          <button type="button" onClick={() => go('amount')}>
+            {t('nav.back')}
+          </button>
+          <button
+            type="submit"
+            className="primary"
+            data-primary
+            data-testid="unlock"
+            disabled={pinTry.length < 4}
+          >
+            {t('settings.unlockButton')}
+          </button>
+        </div>
+      </form>
     );
   }
 
-  async function save() {
-    const patch: Partial<LocalSettings> = {
-      deviceName: form.deviceName.trim() || null,
-      location: { locationName: form.locationName.trim() || null, latitude: lat, longitude: lon },
-      language: form.language as LocalSettings['language'],
-      mode: form.mode as LocalSettings['mode'],
-      collectorAccountNum: form.collector || null,
-      kioskIdleSeconds: idle,
-    };
-    const saved = await data.saveLocalSettings(patch);
-    if (form.pin && data.setManagerPin) await data.setManagerPin(form.pin);
-    setLocal(await data.getLocalSettings());
-    await applyLanguage(saved.language);
-    await bridge.setKiosk(saved.mode === 'kiosk');
-    setNote(t('settings.saved'));
-    setForm({ ...form, pin: '' });
+  async function save(e?: FormEvent) {
+    e?.preventDefault();
+    if (!valid || busy) return;
+    setBusy(true);
+    try {
+      const patch: Partial<LocalSettings> = {
+        deviceName: form.deviceName.trim() || null,
+        location: {
+          locationName: form.locationName.trim() || null,
+          latitude: numberOrNull(form.latitude),
+          longitude: numberOrNull(form.longitude),
+        },
+        language: form.language,
+        mode: form.mode,
+        collectorAccountNum:
+          form.mode === 'collector' ? form.collector || null : (local?.collectorAccountNum ?? null),
+        kioskIdleSeconds: Number(form.idle),
+        ...(form.pin ? { managerPinHash: await sha256Hex(form.pin) } : {}),
+      };
+      const saved = await data.saveLocalSettings(patch);
+      setLocal(saved);
+      await applyLanguage(saved.language);
+      await bridge.setKiosk(saved.mode === 'kiosk').catch(() => undefined);
+      setForm((f) => ({ ...f, pin: '' }));
+      setNote({ text: i18n.t(form.pin ? 'settings.savedPin' : 'settings.saved'), ok: true });
+    } catch (err) {
+      setNote({ text: err instanceof Error ? err.message : String(err), ok: false });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function unpair() {
+    if (!confirmUnpair) {
+      setConfirmUnpair(true);
+      return;
+    }
+    try {
+      await data.unpair();
+      setSettings(null);
+      go('pairing');
+    } catch (err) {
+      setConfirmUnpair(false);
+      setNote({
+        text:
+          err instanceof PairingError && err.code === 'QUEUE_NOT_EMPTY'
+            ? t('pairing.errors.queueNotEmpty')
+            : err instanceof Error
+              ? err.message
+              : String(err),
+        ok: false,
+      });
+    }
+  }
+
+  async function fillDeviceLocation() {
+    const here = await bridge.location().catch(() => null);
+    if (!here || here.latitude === null || here.longitude === null) {
+      setNote({ text: t('settings.noLocation'), ok: false });
+      return;
+    }
+    set({ latitude: here.latitude.toFixed(5), longitude: here.longitude.toFixed(5) });
   }
 
   return (
-    <section className="screen" data-testid="settings-screen">
-      <h1>{t('settings.title')}</h1>
-      <Field
-        label={t('settings.deviceName')}
-        value={form.deviceName}
-        onChange={(v) => setForm({ ...form, deviceName: v })}
-        testId="settings-device-name"
-      />
-      <div className="row">
+    <form className="screen" data-testid="settings-screen" onSubmit={(e) => void save(e)} noValidate>
+      <h1 tabIndex={-1}>{t('settings.title')}</h1>
+      <fieldset>
+        <legend>{t('settings.device')}</legend>
         <Field
-          label={t('settings.locationName')}
-          value={form.locationName}
-          onChange={(v) => setForm({ ...form, locationName: v })}
-          testId="settings-location"
+          label={t('settings.deviceName')}
+          value={form.deviceName}
+          onChange={(v) => set({ deviceName: v })}
+          error={errors.deviceName}
+          maxLength={256}
+          testId="settings-device-name"
         />
-        <Field
-          label={t('settings.latitude')}
-          value={form.latitude}
-          onChange={(v) => setForm({ ...form, latitude: v })}
-          error={errors.latitude}
-          inputMode="decimal"
-          dir="ltr"
-        />
-        <Field
-          label={t('settings.longitude')}
-          value={form.longitude}
-          onChange={(v) => setForm({ ...form, longitude: v })}
-          error={errors.longitude}
-          inputMode="decimal"
-          dir="ltr"
-        />
-      </div>
-      <div className="row">
-        <label className="inline">
-          {t('settings.language')}
-          <select
-            value={form.language}
-            data-testid="settings-language"
-            onChange={(e) => setForm({ ...form, language: e.target.value as 'en' | 'he' })}
-          >
-            <option value="en">English</option>
-            <option value="he">עברית</option>
-          </select>
-        </label>
-        <label className="inline">
-          {t('settings.mode')}
-          <select
-            value={form.mode}
-            data-testid="settings-mode"
-            onChange={(e) => setForm({ ...form, mode: e.target.value as LocalSettings['mode'] })}
-          >
-            <option value="cashier">{t('settings.cashier')}</option>
-            <option value="kiosk">{t('settings.kiosk')}</option>
-            <option value="collector">{t('settings.collectorMode')}</option>
-          </select>
-        </label>
-        {form.mode === 'collector' ? (
+        <div className="row">
+          <Field
+            label={t('settings.locationName')}
+            value={form.locationName}
+            onChange={(v) => set({ locationName: v })}
+            maxLength={256}
+            testId="settings-location"
+          />
+          <Field
+            label={t('settings.latitude')}
+            value={form.latitude}
+            onChange={(v) => set({ latitude: v })}
+            error={errors.latitude}
+            touched={errors.latitude?.key === 'settings.bothCoordinates' ? true : undefined}
+            inputMode="decimal"
+            dir="ltr"
+            maxLength={12}
+            testId="settings-latitude"
+          />
+          <Field
+            label={t('settings.longitude')}
+            value={form.longitude}
+            onChange={(v) => set({ longitude: v })}
+            error={errors.longitude}
+            touched={errors.longitude?.key === 'settings.bothCoordinates' ? true : undefined}
+            inputMode="decimal"
+            dir="ltr"
+            maxLength={12}
+            testId="settings-longitude"
+          />
+          <button type="button" onClick={() => void fillDeviceLocation()} data-testid="settings-use-location">
+            {t('settings.useLocation')}
+          </button>
+        </div>
+      </fieldset>
+      <fieldset>
+        <legend>{t('settings.use')}</legend>
+        <div className="row">
           <label className="inline">
-            {t('settings.collector')}
+            {t('settings.language')}
             <select
-              value={form.collector}
-              data-testid="settings-collector"
-              onChange={(e) => setForm({ ...form, collector: e.target.value })}
+              value={form.language}
+              data-testid="settings-language"
+              onChange={(e) => set({ language: e.target.value as LocalSettings['language'] })}
             >
-              <option value="">—</option>
-              {collectors.map((c) => (
-                <option key={c.accountNum} value={c.accountNum}>
-                  {personName(c, i18n.language)}
-                </option>
-              ))}
+              <option value="en" lang="en">
+                English
+              </option>
+              <option value="he" lang="he">
+                עברית
+              </option>
             </select>
           </label>
+          <label className="inline">
+            {t('settings.mode')}
+            <select
+              value={form.mode}
+              data-testid="settings-mode"
+              onChange={(e) => set({ mode: e.target.value as LocalSettings['mode'] })}
+            >
+              <option value="cashier">{t('settings.cashier')}</option>
+              <option value="kiosk">{t('settings.kiosk')}</option>
+              <option value="collector">{t('settings.collectorMode')}</option>
+            </select>
+          </label>
+          {form.mode === 'collector' ? (
+            <label className="inline">
+              {t('settings.collector')}
+              <select
+                value={form.collector}
+                data-testid="settings-collector"
+                aria-invalid={errors.collector ? true : undefined}
+                aria-describedby={errors.collector ? 'settings-collector-error' : undefined}
+                onChange={(e) => set({ collector: e.target.value })}
+              >
+                <option value="">{t('settings.chooseCollector')}</option>
+                {collectors.map((c) => (
+                  <option key={c.accountNum} value={c.accountNum}>
+                    {personName(c, i18n.language)} ({c.accountNum})
+                  </option>
+                ))}
+              </select>
+            </label>
+          ) : null}
+        </div>
+        {errors.collector ? (
+          <p className="field-error" id="settings-collector-error" data-testid="settings-collector-error">
+            {collectors.length === 0 ? t('settings.noCollectors') : t(errors.collector.key)}
+          </p>
         ) : null}
-      </div>
-      <div className="row">
+        {form.mode === 'kiosk' ? (
+          <Field
+            label={t('settings.idle')}
+            value={form.idle}
+            onChange={(v) => set({ idle: v.replace(/\D/g, '') })}
+            error={errors.idle}
+            touched
+            inputMode="numeric"
+            dir="ltr"
+            maxLength={4}
+            testId="settings-idle"
+          />
+        ) : null}
+        {form.mode === 'kiosk' && !local?.managerPinHash && !form.pin ? (
+          <p className="banner" data-testid="kiosk-pin-warning">
+            {t('settings.kioskNeedsPin')}
+          </p>
+        ) : null}
+      </fieldset>
+      <fieldset>
+        <legend>{t('settings.security')}</legend>
+        <p className="muted">{local?.managerPinHash ? t('settings.pinSet') : t('settings.pinNotSet')}</p>
         <Field
-          label={t('settings.idle')}
-          value={form.idle}
-          onChange={(v) => setForm({ ...form, idle: v })}
-          error={errors.idle}
-          inputMode="numeric"
-          dir="ltr"
-          testId="settings-idle"
-        />
-        <Field
-          label={t('settings.pin')}
+          label={local?.managerPinHash ? t('settings.changePin') : t('settings.pin')}
           value={form.pin}
-          onChange={(v) => setForm({ ...form, pin: v })}
+          onChange={(v) => set({ pin: v.replace(/\D/g, '') })}
           error={errors.pin}
           type="password"
           inputMode="numeric"
+          autoComplete="new-password"
+          maxLength={8}
           testId="settings-pin"
         />
-      </div>
+      </fieldset>
       {note ? (
-        <p role="status" data-testid="settings-note">
-          {note}
+        <p
+          className={note.ok ? 'note' : 'field-error'}
+          role={note.ok ? 'status' : 'alert'}
+          data-testid="settings-note"
+        >
+          {note.text}
         </p>
       ) : null}
       <div className="actions">
-        <button type="button" onClick={() => go('amount')}>
+        <button type="button" onClick={() => go('amount')} data-testid="settings-back">
           {t('nav.back')}
         </button>
         <button type="button" onClick={() => void data.syncNow()} data-testid="sync-now">
@@ -206,28 +355,22 @@ export function SettingsScreen() {
         </button>
         <button
           type="button"
-          onClick={async () => {
-            try {
-              await data.unpair();
-              setSettings(null);
-              go('pairing');
-            } catch (err) {
-              setNote(err instanceof Error ? err.message : String(err));
-            }
-          }}
+          className={confirmUnpair ? 'danger' : undefined}
+          onClick={() => void unpair()}
+          data-testid="unpair"
         >
-          {t('settings.unpair')}
+          {confirmUnpair ? t('settings.unpairConfirm') : t('settings.unpair')}
         </button>
         <button
-          type="button"
+          type="submit"
           className="primary"
-          disabled={!valid}
+          data-primary
+          disabled={!valid || busy}
           data-testid="settings-save"
-          onClick={() => void save()}
         >
           {t('settings.save')}
         </button>
       </div>
-    </section>
+    </form>
   );
 }

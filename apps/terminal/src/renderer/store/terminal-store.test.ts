@@ -1,12 +1,29 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import type { LocalSettings } from '../data/terminal-data.ts';
 import { testSettings } from '../sync/fake-settings.ts';
-import { emptyDraft, useTerminal } from './terminal-store.ts';
+import { emptyDraft, nextScreen, previousScreen, useTerminal } from './terminal-store.ts';
+
+const DEFAULT_LOCAL: LocalSettings = {
+  deviceName: null,
+  location: { locationName: null, latitude: null, longitude: null },
+  language: 'en',
+  mode: 'cashier',
+  collectorAccountNum: null,
+  managerPinHash: null,
+  kioskIdleSeconds: 60,
+};
 
 const settings = testSettings({ currencies: ['ILS', 'USD'], timezone: 'Asia/Jerusalem', il: true });
 
 describe('terminal store', () => {
   beforeEach(() =>
-    useTerminal.setState({ draft: emptyDraft(), settings: null, screen: 'pairing', result: null }),
+    useTerminal.setState({
+      draft: emptyDraft(),
+      settings: null,
+      local: null,
+      screen: 'pairing',
+      result: null,
+    }),
   );
 
   it('types an amount like a till: digits, one decimal point, at most two decimals, no leading zeros', () => {
@@ -42,5 +59,80 @@ describe('terminal store', () => {
     const after = useTerminal.getState();
     expect(after.draft).toEqual(emptyDraft('ILS', ''));
     expect(after.screen).toBe('amount');
+  });
+});
+
+describe('the flow of a donation in each mode', () => {
+  beforeEach(() =>
+    useTerminal.setState({
+      draft: emptyDraft(),
+      settings: null,
+      local: null,
+      screen: 'amount',
+      result: null,
+    }),
+  );
+
+  it('the cashier and the collector go through every step; the kiosk skips campaign and schedule', () => {
+    expect(nextScreen('amount', 'cashier')).toBe('method');
+    expect(nextScreen('donor', 'cashier')).toBe('details');
+    expect(nextScreen('details', 'collector')).toBe('review');
+    expect(nextScreen('donor', 'kiosk')).toBe('review');
+    // Confirming on the review screen is not a "next": only enqueue leads to the result.
+    expect(nextScreen('review', 'cashier')).toBeNull();
+    expect(previousScreen('review', 'kiosk')).toBe('donor');
+    expect(previousScreen('review', 'cashier')).toBe('details');
+    expect(previousScreen('amount', 'cashier')).toBeNull();
+    expect(previousScreen('result', 'cashier')).toBeNull();
+    expect(previousScreen('queue', 'kiosk')).toBe('amount');
+  });
+
+  it('next and back follow the mode in the local settings', () => {
+    const s = useTerminal.getState();
+    s.setLocal({ ...DEFAULT_LOCAL, mode: 'kiosk' });
+    s.go('donor');
+    s.next();
+    expect(useTerminal.getState().screen).toBe('review');
+    s.back();
+    s.back();
+    expect(useTerminal.getState().screen).toBe('method');
+    s.setLocal({ ...DEFAULT_LOCAL, mode: 'cashier' });
+    s.go('donor');
+    s.next();
+    expect(useTerminal.getState().screen).toBe('details');
+  });
+
+  it('keeps the draft’s currency one the organisation accepts', () => {
+    const s = useTerminal.getState();
+    s.patchDraft({ currency: 'EUR' });
+    s.setSettings(settings);
+    expect(useTerminal.getState().draft.currency).toBe('ILS');
+    s.patchDraft({ currency: 'USD' });
+    s.setSettings(settings);
+    expect(useTerminal.getState().draft.currency).toBe('USD');
+  });
+
+  it('edits the schedule in place and marks the result as awaited', () => {
+    const s = useTerminal.getState();
+    s.patchSchedule({ frequency: 'Special_Days', specialPresets: ['purim'] });
+    expect(useTerminal.getState().draft.schedule).toMatchObject({
+      frequency: 'Special_Days',
+      specialPresets: ['purim'],
+      countText: '12',
+      by: 'count',
+    });
+    s.setResult(null, true);
+    expect(useTerminal.getState().waiting).toBe(true);
+    s.startOver();
+    expect(useTerminal.getState().waiting).toBe(false);
+  });
+
+  it('the keypad’s 00 key and a typed zero amount', () => {
+    const { typeAmount } = useTerminal.getState();
+    for (const k of ['5', '00']) typeAmount(k);
+    expect(useTerminal.getState().draft.amountText).toBe('500');
+    typeAmount('clear');
+    typeAmount('00');
+    expect(useTerminal.getState().draft.amountText).toBe('0');
   });
 });

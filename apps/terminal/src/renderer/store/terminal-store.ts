@@ -3,7 +3,14 @@
  * snapshots of the durable layer's status. Nothing durable lives here: a donation exists only
  * once `TerminalData.enqueue` has written it.
  */
-import type { Currency, DeviceSettings, Frequency, PaymentMethodId, RefPerson } from '@kupah/contracts';
+import type {
+  Currency,
+  DeviceSettings,
+  Frequency,
+  PaymentMethodId,
+  RefPerson,
+  SPECIAL_DAY_PRESETS,
+} from '@kupah/contracts';
 import { create } from 'zustand';
 import type { LocalSettings, OutboxItem, QueueSummary, SyncStatus } from '../data/terminal-data.ts';
 
@@ -18,6 +25,9 @@ export type Screen =
   | 'queue'
   | 'settings';
 
+export type Mode = LocalSettings['mode'];
+export type SpecialDayPreset = (typeof SPECIAL_DAY_PRESETS)[number];
+
 export interface DonorDraft {
   mode: 'none' | 'existing' | 'new' | 'anonymous';
   existing: RefPerson | null;
@@ -29,17 +39,33 @@ export interface DonorDraft {
   email: string;
 }
 
+export interface ScheduleDraft {
+  frequency: Frequency;
+  /** Whether the cashier gives the number of payments or the total to collect. */
+  by: 'count' | 'total';
+  countText: string;
+  /** The schedule's total in major units (when `by` is `total`). */
+  totalText: string;
+  /** `YYYY-MM-DD`; '' until the details screen sets today's date in the device's zone. */
+  startDate: string;
+  /** Special_Days only. */
+  specialPresets: SpecialDayPreset[];
+}
+
 export interface Draft {
-  /** The amount as typed, in major units (`18`, `18.5`). */
+  /** The amount as typed, in major units (`18`, `18.5`). For a schedule: each payment. */
   amountText: string;
   currency: Currency;
   coverFee: boolean;
   recurring: boolean;
   method: PaymentMethodId;
   card: { ccNum: string; expiry: string; cvv: string; holder: string };
-  /** Set by a swipe: the number is kept here and never shown. */
-  swiped: { brand: string; last4: string } | null;
-  bank: { routingNum: string; accountNum: string; accountType: 'Checking' | 'Savings' };
+  /**
+   * Set by a swipe: the number is held by the swipe capture and never shown. `errorKey` is the
+   * message when the swiped card cannot be taken (expired, bad check digit).
+   */
+  swiped: { brand: string; last4: string; errorKey?: string | null } | null;
+  bank: { routingNum: string; accountNum: string; accountType: 'Checking' | 'Savings'; holder: string };
   charity: { ccNum: string };
   donor: DonorDraft;
   campaignNum: number | null;
@@ -47,7 +73,7 @@ export interface Draft {
   split: boolean;
   parts: { reasonNum: number | null; amountText: string }[];
   note: string;
-  schedule: { frequency: Frequency; countText: string; startDate: string };
+  schedule: ScheduleDraft;
 }
 
 export const emptyDonor = (): DonorDraft => ({
@@ -70,7 +96,7 @@ export function emptyDraft(currency: Currency = 'USD', startDate = ''): Draft {
     method: 'Credit_Card',
     card: { ccNum: '', expiry: '', cvv: '', holder: '' },
     swiped: null,
-    bank: { routingNum: '', accountNum: '', accountType: 'Checking' },
+    bank: { routingNum: '', accountNum: '', accountType: 'Checking', holder: '' },
     charity: { ccNum: '' },
     donor: emptyDonor(),
     campaignNum: null,
@@ -78,8 +104,40 @@ export function emptyDraft(currency: Currency = 'USD', startDate = ''): Draft {
     split: false,
     parts: [],
     note: '',
-    schedule: { frequency: 'Monthly', countText: '12', startDate },
+    schedule: {
+      frequency: 'Monthly',
+      by: 'count',
+      countText: '12',
+      totalText: '',
+      startDate,
+      specialPresets: [],
+    },
   };
+}
+
+/**
+ * The steps of a donation in each mode. The kiosk (donor self-service) skips the campaign,
+ * reason and schedule step; the cashier and the collector go through all of them.
+ */
+const FLOWS: Record<Mode, readonly Screen[]> = {
+  cashier: ['amount', 'method', 'donor', 'details', 'review', 'result'],
+  collector: ['amount', 'method', 'donor', 'details', 'review', 'result'],
+  kiosk: ['amount', 'method', 'donor', 'review', 'result'],
+};
+
+/** The step after `screen` in `mode`'s flow (null at the end or off the flow). */
+export function nextScreen(screen: Screen, mode: Mode): Screen | null {
+  const flow = FLOWS[mode];
+  const i = flow.indexOf(screen);
+  return i < 0 || i >= flow.length - 2 ? null : (flow[i + 1] ?? null);
+}
+
+/** Where Escape/Back leads from `screen` (null: nowhere, e.g. the result or pairing). */
+export function previousScreen(screen: Screen, mode: Mode): Screen | null {
+  if (screen === 'queue' || screen === 'settings') return 'amount';
+  const flow = FLOWS[mode];
+  const i = flow.indexOf(screen);
+  return i <= 0 || screen === 'result' ? null : (flow[i - 1] ?? null);
 }
 
 const IDLE_STATUS: SyncStatus = {
@@ -91,6 +149,14 @@ const IDLE_STATUS: SyncStatus = {
   nextAttemptAt: null,
 };
 
+export const EMPTY_SUMMARY: QueueSummary = {
+  pending: 0,
+  pendingTotals: {},
+  declined: 0,
+  expiringSoon: 0,
+  expired: 0,
+};
+
 export interface TerminalState {
   screen: Screen;
   draft: Draft;
@@ -100,10 +166,16 @@ export interface TerminalState {
   summary: QueueSummary;
   /** The last donation's outbox item, for the result screen. */
   result: OutboxItem | null;
+  /** True while the result screen waits for the server's answer. */
+  waiting: boolean;
   go(screen: Screen): void;
+  /** The next or previous step of the current mode's flow (no-op at either end). */
+  next(): void;
+  back(): void;
   patchDraft(patch: Partial<Draft>): void;
   patchDonor(patch: Partial<DonorDraft>): void;
-  /** Typed on the keypad or keyboard: digits, '.', 'back', 'clear'. */
+  patchSchedule(patch: Partial<ScheduleDraft>): void;
+  /** Typed on the keypad or keyboard: digits, '00', '.', 'back', 'clear'. */
   typeAmount(key: string): void;
   setAmountMinor(minor: number): void;
   startOver(): void;
@@ -111,10 +183,13 @@ export interface TerminalState {
   setLocal(local: LocalSettings): void;
   setStatus(status: SyncStatus): void;
   setSummary(summary: QueueSummary): void;
-  setResult(item: OutboxItem | null): void;
+  setResult(item: OutboxItem | null, waiting?: boolean): void;
 }
 
+/** At most 7 whole digits and 2 decimals: the keypad cannot type more than the limit needs. */
 const AMOUNT_TEXT = /^\d{0,7}(\.\d{0,2})?$/;
+
+const modeOf = (local: LocalSettings | null): Mode => local?.mode ?? 'cashier';
 
 export const useTerminal = create<TerminalState>((set, get) => ({
   screen: 'pairing',
@@ -122,11 +197,22 @@ export const useTerminal = create<TerminalState>((set, get) => ({
   settings: null,
   local: null,
   status: IDLE_STATUS,
-  summary: { pending: 0, pendingTotals: {}, declined: 0, expiringSoon: 0, expired: 0 },
+  summary: EMPTY_SUMMARY,
   result: null,
+  waiting: false,
   go: (screen) => set({ screen }),
+  next() {
+    const to = nextScreen(get().screen, modeOf(get().local));
+    if (to) set({ screen: to });
+  },
+  back() {
+    const to = previousScreen(get().screen, modeOf(get().local));
+    if (to) set({ screen: to });
+  },
   patchDraft: (patch) => set({ draft: { ...get().draft, ...patch } }),
   patchDonor: (patch) => set({ draft: { ...get().draft, donor: { ...get().draft.donor, ...patch } } }),
+  patchSchedule: (patch) =>
+    set({ draft: { ...get().draft, schedule: { ...get().draft.schedule, ...patch } } }),
   typeAmount(key) {
     const current = get().draft.amountText;
     let next = current;
@@ -140,16 +226,21 @@ export const useTerminal = create<TerminalState>((set, get) => ({
   setAmountMinor: (minor) =>
     set({ draft: { ...get().draft, amountText: (minor / 100).toFixed(2).replace(/\.00$/, '') } }),
   startOver() {
-    const { settings } = get();
-    set({
-      draft: emptyDraft(settings?.currencies[0] ?? 'USD', ''),
-      result: null,
-      screen: settings ? 'amount' : 'pairing',
-    });
+    const { settings, local } = get();
+    const draft = emptyDraft(settings?.currencies[0] ?? 'USD', '');
+    set({ draft, result: null, waiting: false, screen: settings ? 'amount' : 'pairing' });
+    // A kiosk never offers a schedule: keep its draft one-time even if a stale state said otherwise.
+    if (modeOf(local) === 'kiosk') set({ draft: { ...draft, recurring: false } });
   },
-  setSettings: (settings) => set({ settings }),
+  setSettings(settings) {
+    const { draft } = get();
+    // A currency the organisation no longer accepts falls back to its first one.
+    if (settings && !settings.currencies.includes(draft.currency)) {
+      set({ settings, draft: { ...draft, currency: settings.currencies[0] ?? draft.currency } });
+    } else set({ settings });
+  },
   setLocal: (local) => set({ local }),
   setStatus: (status) => set({ status }),
   setSummary: (summary) => set({ summary }),
-  setResult: (result) => set({ result }),
+  setResult: (result, waiting = false) => set({ result, waiting }),
 }));

@@ -1,0 +1,376 @@
+// @vitest-environment happy-dom
+/** The whole app with an in-memory data layer: flows across screens, the swipe, the kiosk, the queue. */
+import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { I18nextProvider } from 'react-i18next';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { App } from '../app.tsx';
+import { ServicesContext } from '../app-context.ts';
+import { sha256Hex } from '../components/manager-pin.ts';
+import { PairingError } from '../data/terminal-data.ts';
+import { clearSwipe } from '../forms/swipe-capture.ts';
+import { applyLanguage, i18n } from '../i18n/index.ts';
+import { emptyDraft, useTerminal } from '../store/terminal-store.ts';
+import { testSettings } from '../sync/fake-settings.ts';
+import { type TestDataOptions, testBridge, testItem, testTerminalData } from './test-terminal-data.ts';
+
+const settings = testSettings({ coverFeePercent: 0, presetsMinor: [1800, 3600] });
+
+async function start(opts: Partial<TestDataOptions> = {}) {
+  useTerminal.setState({ screen: 'pairing', draft: emptyDraft(), settings: null, local: null, result: null });
+  const data = testTerminalData({ settings, ...opts });
+  const bridge = testBridge();
+  render(
+    <I18nextProvider i18n={i18n}>
+      <ServicesContext.Provider value={{ data, bridge }}>
+        <App />
+      </ServicesContext.Provider>
+    </I18nextProvider>,
+  );
+  await screen.findByTestId(opts.paired === false ? 'pairing-screen' : 'amount-screen');
+  return { data, bridge };
+}
+
+const click = (testId: string) => fireEvent.click(screen.getByTestId(testId));
+const type = (testId: string, value: string) =>
+  fireEvent.change(screen.getByTestId(testId), { target: { value } });
+
+/** A keyboard-wedge reader: every character of the tracks, then Enter, to whatever has focus. */
+function swipe(tracks: string) {
+  const target = document.activeElement ?? document.body;
+  for (const key of [...tracks, 'Enter']) fireEvent.keyDown(target, { key });
+}
+
+const PAN = '4111111111111111';
+const TRACKS = `%B${PAN}^DOE/JOHN A^3012101000000000000000?;${PAN}=30121010000000000000?`;
+
+afterEach(async () => {
+  cleanup();
+  clearSwipe();
+  vi.useRealTimers();
+  await applyLanguage('en');
+});
+
+describe('the terminal', () => {
+  it('a swiped card is taken but never shown: brand and last 4 only, on every screen to the result', async () => {
+    const { data } = await start();
+    click('key-1');
+    click('key-8');
+    click('amount-next');
+    await screen.findByTestId('method-screen');
+    expect(document.activeElement).toBe(screen.getByTestId('card-number'));
+    swipe(TRACKS);
+    expect(screen.getByTestId('swiped-card').textContent).toBe('Card swiped: Visa •••• 1111');
+    expect(document.body.innerHTML).not.toContain(PAN);
+    expect(useTerminal.getState().draft.card.ccNum).toBe('');
+    expect(JSON.stringify(useTerminal.getState())).not.toContain(PAN);
+    expect((screen.getByTestId('card-holder') as HTMLInputElement).value).toBe('JOHN A DOE');
+    click('method-next');
+    click('donor-anonymous');
+    click('donor-next');
+    click('details-next');
+    await screen.findByTestId('review-screen');
+    expect(screen.getByTestId('review-method').textContent).toBe('Visa •••• 1111');
+    expect(document.body.innerHTML).not.toContain(PAN);
+    click('confirm');
+    await screen.findByTestId('result-saved');
+    expect(document.body.innerHTML).not.toContain(PAN);
+    // Only the entry handed to the durable layer (which seals it) carries the number.
+    expect(data.enqueued).toHaveLength(1);
+    expect(data.enqueued[0]).toMatchObject({
+      kind: 'charge',
+      swiped: true,
+      request: { amount: 18, isAnonymousDonation: true, card: { ccNum: PAN, expiry: '12/30' } },
+    });
+    expect(JSON.stringify(data.enqueued[0]?.request)).not.toContain('cvv');
+  });
+
+  it('a swipe on the amount screen is taken too; an unreadable one says so', async () => {
+    await start();
+    click('key-5');
+    swipe('%B123^X');
+    expect(useTerminal.getState().draft.swiped?.errorKey).toBe('method.errors.swipeUnreadable');
+    click('amount-next');
+    expect(screen.getByTestId('swipe-error').textContent).toBe('The card could not be read: swipe it again');
+    expect((screen.getByTestId('method-next') as HTMLButtonElement).disabled).toBe(true);
+    swipe(TRACKS);
+    expect(screen.getByTestId('swiped-card').textContent).toContain('•••• 1111');
+    expect((screen.getByTestId('method-next') as HTMLButtonElement).disabled).toBe(false);
+  });
+
+  it('approved: the receipt number, printed right to left in Hebrew; Escape steps back through the flow', async () => {
+    const { data, bridge } = await start({ outcome: 'done', local: { language: 'he' } });
+    expect(document.documentElement.dir).toBe('rtl');
+    expect(screen.getByTestId('nav-donate').textContent).toBe('תרומה');
+    click('preset-3600');
+    click('amount-next');
+    type('card-number', '4242424242424242');
+    type('card-expiry', '12/30');
+    type('card-cvv', '123');
+    click('method-next');
+    fireEvent.keyDown(window, { key: 'Escape' });
+    expect(useTerminal.getState().screen).toBe('method');
+    click('method-next');
+    click('donor-new');
+    type('donor-first-he', 'שרה');
+    expect(screen.getByTestId('donor-name-error').textContent).toBe(
+      'הזינו שם פרטי ושם משפחה, בעברית או באנגלית',
+    );
+    expect((screen.getByTestId('donor-next') as HTMLButtonElement).disabled).toBe(true);
+    type('donor-last-he', 'כהן');
+    type('donor-email', 'sarah@example.org');
+    click('donor-next');
+    click('details-next');
+    await screen.findByTestId('review-screen');
+    click('confirm');
+    await screen.findByTestId('result-approved');
+    expect(screen.getByTestId('result-approved').textContent).toContain('R1001');
+    expect(data.enqueued[0]?.request).toMatchObject({
+      amount: 36,
+      donor: { firstNameHebrew: 'שרה', lastNameHebrew: 'כהן', email: 'sarah@example.org', firstName: null },
+    });
+    click('print-receipt');
+    await screen.findByTestId('print-note');
+    expect(bridge.printed[0]).toMatchObject({ direction: 'rtl' });
+    const lines = (bridge.printed[0] as { lines: string[] }).lines.join('\n');
+    expect(lines).toContain('קבלה מס׳ R1001');
+    expect(lines).not.toContain('4242424242424242');
+    expect(screen.getByTestId('email-receipt').getAttribute('href')).toMatch(
+      /^mailto:sarah%40example\.org\?subject=/,
+    );
+  });
+
+  it('declined, and refused by the durable layer: each message where it belongs', async () => {
+    const { data } = await start({ outcome: 'declined' });
+    click('preset-1800');
+    click('amount-next');
+    click('method-ACH');
+    type('ach-routing', '021000021');
+    type('ach-account', '12345678');
+    click('method-next');
+    click('donor-next');
+    click('details-next');
+    click('confirm');
+    await screen.findByTestId('result-declined');
+    expect(screen.getByTestId('result-declined').textContent).toBe('Declined: Card declined');
+    expect(data.enqueued[0]?.request).toMatchObject({
+      paymentMethodId: 'ACH',
+      bankAccount: { routingNum: '021000021', accountNum: '12345678', accountType: 'Checking' },
+      card: null,
+    });
+
+    // The next donation is refused: over the offline limit, shown on the amount line.
+    const { OutboxRefusal } = await import('../data/terminal-data.ts');
+    data.enqueue = async () => {
+      throw new OutboxRefusal('OVER_PAYMENT_LIMIT', 'Offline, one payment may be at most $500.00', [
+        { field: 'amount', message: 'is over the offline limit of $500.00' },
+      ]);
+    };
+    click('new-donation');
+    click('preset-1800');
+    click('amount-next');
+    click('method-Provider_1');
+    type('charity-number', 'tok_abcdefgh1234');
+    click('method-next');
+    click('donor-next');
+    click('details-next');
+    click('confirm');
+    await screen.findByTestId('refusal');
+    expect(screen.getByTestId('refusal').textContent).toContain('Over the offline limit for one payment.');
+    expect(screen.getByTestId('refused-amount').textContent).toContain('amount is over the offline limit');
+    expect(screen.getByTestId('review-method').textContent).toBe('Charity card 1 •••• 1234');
+  });
+
+  it('queued and not answered in time: "saved on this device" with the local reference', async () => {
+    const { data } = await start();
+    click('preset-1800');
+    click('amount-next');
+    type('card-number', '5555 5555 5555 4444');
+    type('card-expiry', '1230');
+    type('card-cvv', '123');
+    click('method-next');
+    type('donor-search', 'stern');
+    const result = await screen.findByTestId('donor-result');
+    expect(result.textContent).toContain('Rivka Stern');
+    fireEvent.click(result);
+    expect(screen.getByTestId('donor-selected').textContent).toContain('Rivka Stern');
+    click('donor-next');
+    click('details-next');
+    click('confirm');
+    await screen.findByTestId('result-saved');
+    expect(screen.getByTestId('result-saved').textContent).toMatch(/Saved on this device.*T-\d{4}/);
+    expect(data.enqueued[0]?.request).toMatchObject({ donor: { accountNum: 'D100' } });
+    await waitFor(() =>
+      expect(screen.getByTestId('queue-count').textContent).toBe('1 waiting to send ($18.00)'),
+    );
+  });
+
+  it('the queue: the declined stand out; discard needs a reason; void needs the manager PIN', async () => {
+    const declined = testItem({
+      state: 'declined',
+      amountMinor: 5400,
+      error: { errorCode: 'DECLINED', message: 'Insufficient funds' },
+      display: {
+        donorName: 'Rivka Stern',
+        brand: 'Visa',
+        last4: '0002',
+        frequency: null,
+        collectorAccountNum: null,
+      },
+    });
+    const done = testItem({ state: 'done', receiptNum: 'R77', amountMinor: 3600 });
+    const { data } = await start({ items: [declined, done] });
+    click('nav-queue');
+    await screen.findByTestId('queue-screen');
+    expect(screen.getByTestId('queue-tab-declined').className).toContain('alarm');
+    click('queue-tab-declined');
+    await screen.findByTestId('declined-explainer');
+    const item = screen.getByTestId('queue-item');
+    expect(item.textContent).toContain('$54.00');
+    expect(item.textContent).toContain('Visa •••• 0002');
+    expect(item.textContent).toContain('Insufficient funds');
+
+    // Retry: the card was sealed for one attempt, so it is typed again.
+    click('retry');
+    await screen.findByTestId('reenter-form');
+    expect((screen.getByTestId('reenter-confirm') as HTMLButtonElement).disabled).toBe(true);
+
+    click('discard');
+    expect((screen.getByTestId('act-confirm') as HTMLButtonElement).disabled).toBe(true);
+    type('act-reason', '   ');
+    expect((screen.getByTestId('act-confirm') as HTMLButtonElement).disabled).toBe(true);
+    type('act-reason', 'donor paid cash');
+    click('act-confirm');
+    await waitFor(() => expect(data.discarded).toEqual([{ id: declined.id, reason: 'donor paid cash' }]));
+
+    click('queue-tab-done');
+    click('void');
+    type('act-reason', 'entered twice');
+    type('act-pin', '1234');
+    click('act-confirm');
+    await waitFor(() =>
+      expect(screen.getByTestId('queue-message').textContent).toBe(
+        'Voids need a manager PIN: set a manager PIN in Settings first.',
+      ),
+    );
+    await data.saveLocalSettings({ managerPinHash: await sha256Hex('1234') });
+    type('act-pin', '9999');
+    click('act-confirm');
+    await waitFor(() => expect(screen.getByTestId('queue-message').textContent).toBe('Wrong PIN'));
+    expect(data.voids).toEqual([]);
+    type('act-pin', '1234');
+    click('act-confirm');
+    await waitFor(() => expect(data.voids).toEqual([{ receiptNum: 'R77', reason: 'entered twice' }]));
+    // Voided (or on its way): no second void.
+    await waitFor(() => expect(screen.queryByTestId('void')).toBeNull());
+  });
+
+  it('kiosk: big presets, fewer steps, and after the idle time everything is cleared', async () => {
+    await start({ local: { mode: 'kiosk', kioskIdleSeconds: 15 } });
+    expect(screen.queryByTestId('nav-queue')).toBeNull();
+    vi.useFakeTimers();
+    click('preset-3600');
+    click('amount-next');
+    type('card-number', '4242424242424242');
+    type('card-expiry', '12/30');
+    type('card-cvv', '123');
+    click('method-next');
+    click('donor-anonymous');
+    click('donor-next');
+    // No campaign/reason step at the kiosk: straight to the review.
+    expect(screen.getByTestId('review-screen')).toBeTruthy();
+    act(() => void vi.advanceTimersByTime(6_000));
+    expect(screen.getByTestId('idle-warning').textContent).toContain('Starting over in 9 s');
+    act(() => void vi.advanceTimersByTime(10_000));
+    expect(screen.getByTestId('amount-screen')).toBeTruthy();
+    expect(screen.getByTestId('amount-display').textContent).toBe('$0.00');
+    expect(useTerminal.getState().draft.donor.mode).toBe('none');
+    expect(screen.queryByTestId('idle-warning')).toBeNull();
+  });
+
+  it('collector mode: the collector is in the header and on every donation', async () => {
+    const collector = {
+      accountNum: 'C7',
+      title: null,
+      firstName: 'Moshe',
+      lastName: 'Katz',
+      firstNameHebrew: null,
+      lastNameHebrew: null,
+      phones: [],
+      emails: [],
+    };
+    const { data } = await start({
+      local: { mode: 'collector', collectorAccountNum: 'C7' },
+      collectors: [collector],
+    });
+    await waitFor(() =>
+      expect(screen.getByTestId('collector-name').textContent).toBe('Collector: Moshe Katz'),
+    );
+    click('preset-1800');
+    click('amount-next');
+    type('card-number', '4242424242424242');
+    type('card-expiry', '12/30');
+    type('card-cvv', '123');
+    click('method-next');
+    click('donor-next');
+    click('details-next');
+    click('confirm');
+    await screen.findByTestId('result-screen');
+    expect(data.enqueued[0]?.request).toMatchObject({ collectorId: 'C7' });
+  });
+
+  it('a revoked device says so on every screen and takes no donation', async () => {
+    await start();
+    act(() => useTerminal.setState({ status: { ...useTerminal.getState().status, phase: 'revoked' } }));
+    expect(screen.getByTestId('revoked-banner').textContent).toBe(
+      'This device was revoked: ask your administrator to pair it again.',
+    );
+    click('preset-1800');
+    expect((screen.getByTestId('amount-next') as HTMLButtonElement).disabled).toBe(true);
+    click('nav-queue');
+    expect(screen.getByTestId('revoked-banner')).toBeTruthy();
+    act(() => useTerminal.setState({ status: { ...useTerminal.getState().status, phase: 'idle' } }));
+  });
+
+  it('pairing: a refused code is shown next to the code, an unreachable server next to the address', async () => {
+    await start({ paired: false, pairError: new PairingError('PAIRING_CODE_INVALID', 'nope') });
+    type('pair-url', 'http://127.0.0.1:9');
+    type('pair-code', 'K7QF');
+    expect(screen.getByTestId('pair-code-error').textContent).toContain('8-character');
+    expect((screen.getByTestId('pair-submit') as HTMLButtonElement).disabled).toBe(true);
+    type('pair-code', 'K7QF-3MZP');
+    click('pair-submit');
+    await waitFor(() =>
+      expect(screen.getByTestId('pair-code-error').textContent).toContain('refused this code'),
+    );
+  });
+
+  it('settings: PIN-locked once a PIN is set; coordinates in range; language switches the layout', async () => {
+    const { data } = await start({ local: { managerPinHash: await sha256Hex('4321') } });
+    click('nav-settings');
+    await screen.findByTestId('settings-locked');
+    type('unlock-pin', '1111');
+    click('unlock');
+    await screen.findByTestId('unlock-error');
+    type('unlock-pin', '4321');
+    click('unlock');
+    await screen.findByTestId('settings-screen');
+    type('settings-latitude', '91');
+    expect(screen.getByTestId('settings-latitude-error').textContent).toBe('Between -90 and 90');
+    expect((screen.getByTestId('settings-save') as HTMLButtonElement).disabled).toBe(true);
+    type('settings-latitude', '40.7');
+    expect(screen.getByTestId('settings-longitude-error').textContent).toContain('both');
+    type('settings-longitude', '-74');
+    type('settings-pin', '12');
+    expect((screen.getByTestId('settings-save') as HTMLButtonElement).disabled).toBe(true);
+    type('settings-pin', '123456');
+    fireEvent.change(screen.getByTestId('settings-language'), { target: { value: 'he' } });
+    click('settings-save');
+    await screen.findByTestId('settings-note');
+    expect(document.documentElement.dir).toBe('rtl');
+    expect(data.local()).toMatchObject({
+      language: 'he',
+      location: { latitude: 40.7, longitude: -74 },
+      managerPinHash: await sha256Hex('123456'),
+    });
+  });
+});
