@@ -17,7 +17,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/src/db/database.ts';
 import { PG_URL, testDatabases } from '../../server/src/testing/harness.ts';
 import { type Receiver, startReceiver } from '../../server/src/testing/receiver.ts';
-import { type ServerProcess, startServerProcess } from '../../server/src/testing/server-process.ts';
+import {
+  restartablePort,
+  type ServerProcess,
+  startServerProcess,
+} from '../../server/src/testing/server-process.ts';
 import { createTerminalData } from '../src/renderer/data/create-terminal-data.ts';
 import type { TerminalData } from '../src/renderer/data/terminal-data.ts';
 
@@ -102,7 +106,7 @@ describe.each(await testDatabases())('device sync exactly once under SIGKILL on 
           await c.end();
         }
       }
-      const port = 30_000 + Math.floor(Math.random() * 20_000);
+      const port = await restartablePort();
       const env = {
         ADMIN_TOKEN: ADMIN,
         LOG_LEVEL: 'silent',

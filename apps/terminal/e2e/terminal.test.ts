@@ -20,7 +20,11 @@ import { paymentWebhook } from '@kupah/contracts';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Receiver, startReceiver } from '../../server/src/testing/receiver.ts';
-import { type ServerProcess, startServerProcess } from '../../server/src/testing/server-process.ts';
+import {
+  restartablePort,
+  type ServerProcess,
+  startServerProcess,
+} from '../../server/src/testing/server-process.ts';
 
 const ADMIN = 'terminal-e2e-admin-token-0123456789';
 const DIST = fileURLToPath(new URL('../dist/renderer/', import.meta.url));
@@ -59,7 +63,7 @@ interface Org {
 
 describe.skipIf(!chromiumAvailable() && !process.env.CI)('the terminal in Chromium', () => {
   const dir = mkdtempSync(join(tmpdir(), 'kupah-terminal-e2e-'));
-  const port = 30_000 + Math.floor(Math.random() * 20_000);
+  let port = 0;
   const env = {
     ADMIN_TOKEN: ADMIN,
     LOG_LEVEL: 'silent',
@@ -98,6 +102,7 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the terminal in Chromi
 
   beforeAll(async () => {
     requireChromium();
+    port = await restartablePort();
     mkdirSync(ARTIFACTS, { recursive: true });
     web = await serveStatic(DIST);
     receiver = await startReceiver();

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PG_URL, testDatabases } from '../testing/harness.ts';
-import { startServerProcess } from '../testing/server-process.ts';
+import { restartablePort, startServerProcess } from '../testing/server-process.ts';
 
 const ADMIN = 'scheduler-crash-admin-token-012345';
 
@@ -38,7 +38,7 @@ describe.each(await testDatabases())('scheduler killed mid-run on %s', { timeout
     }
     let now = new Date('2026-11-23T14:00:00Z');
     writeFileSync(clockFile, now.toISOString());
-    const port = 30_000 + Math.floor(Math.random() * 20_000);
+    const port = await restartablePort();
     const url = `http://127.0.0.1:${port}`;
     const env = {
       ADMIN_TOKEN: ADMIN,

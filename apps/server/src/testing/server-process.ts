@@ -3,6 +3,7 @@
  * kill and restart it. Resolves once /readyz answers 200.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 export const SERVER_DIR = join(import.meta.dirname, '..', '..');
@@ -57,4 +58,22 @@ export async function startServerProcess(port: number, env: NodeJS.ProcessEnv): 
   }
   child.kill('SIGKILL');
   throw new Error(`the server did not start:\n${out}`);
+}
+
+/**
+ * A port for a server that tests kill and restart on the same address. Taken below Linux's
+ * ephemeral range (32768–60999), so no outgoing connection can be holding it when the server
+ * comes back, and checked free now.
+ */
+export async function restartablePort(): Promise<number> {
+  for (let i = 0; i < 50; i++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = createServer();
+      probe.once('error', () => resolve(false));
+      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error('no free port between 20000 and 32000');
 }

@@ -11,7 +11,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PG_URL, testDatabases } from '../testing/harness.ts';
 import { type Receiver, startReceiver } from '../testing/receiver.ts';
-import { startServerProcess } from '../testing/server-process.ts';
+import { restartablePort, startServerProcess } from '../testing/server-process.ts';
 
 const ADMIN = 'crash-test-admin-token-0123456789';
 const card = { ccNum: '4242424242424242', expiry: '12/30', cvv: '123' };
@@ -40,7 +40,7 @@ describe.each(await testDatabases())('SIGKILL during deliveries on %s', { timeou
     }
     rx = await startReceiver();
     rx.respond = () => ({ status: 200, hangMs: 20 + Math.floor(Math.random() * 80) });
-    const port = 30_000 + Math.floor(Math.random() * 20_000);
+    const port = await restartablePort();
     const url = `http://127.0.0.1:${port}`;
     const env = {
       ADMIN_TOKEN: ADMIN,
