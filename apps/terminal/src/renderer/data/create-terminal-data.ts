@@ -12,7 +12,7 @@ import { createDeviceApi } from '../sync/device-api.ts';
 import { defaultSyncLocks, type SyncLocks } from '../sync/sync-lock.ts';
 import { createSyncLoop, type OnlineEvents } from '../sync/sync-loop.ts';
 import { createDexieSyncStore } from './dexie-sync-store.ts';
-import { hashManagerPin, mergeLocalSettings, withDefaults } from './local-settings.ts';
+import { hashManagerPin, mergeLocalSettings, readLocalSettings } from './local-settings.ts';
 import { createOutboxChanges } from './outbox-changes.ts';
 import { asRecord, createOutboxEntry } from './outbox-entry.ts';
 import {
@@ -129,8 +129,7 @@ export function createTerminalData(options: TerminalDataOptions): TerminalDataIn
       .catch(() => false);
   }
 
-  const getLocalSettings = async (): Promise<LocalSettings> =>
-    withDefaults(await readKv(db, 'localSettings'));
+  const getLocalSettings = (): Promise<LocalSettings> => readLocalSettings(db);
 
   async function saveLocalSettings(patch: Partial<LocalSettings>): Promise<LocalSettings> {
     return db.transaction('rw', db.kv, async () => {

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import type { LocalSettings } from './terminal-data.ts';
+import { readKv, type TerminalDatabase } from './terminal-database.ts';
 
 export const DEFAULT_LOCAL_SETTINGS: LocalSettings = {
   deviceName: null,
@@ -65,4 +66,9 @@ export function mergeLocalSettings(current: LocalSettings, patch: Partial<LocalS
 export async function hashManagerPin(pin: string): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(pin));
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** This device's settings as stored, with the defaults for what was never set. */
+export async function readLocalSettings(db: TerminalDatabase): Promise<LocalSettings> {
+  return withDefaults(await readKv(db, 'localSettings'));
 }

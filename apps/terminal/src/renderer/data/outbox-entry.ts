@@ -16,7 +16,7 @@ import {
 import { createSealer } from '@kupah/envelope';
 import { cachedDeviceFacts, deviceInfoOf, formatLocalRef, localRefPrefix } from './device-info.ts';
 import { checkEntry, describeFields } from './entry-validation.ts';
-import { withDefaults } from './local-settings.ts';
+import { readLocalSettings } from './local-settings.ts';
 import { insertItem, toItem } from './outbox-repo.ts';
 import { splitSecrets } from './secret-fields.ts';
 import { type OutboxItem, OutboxRefusal, type Pairing } from './terminal-data.ts';
@@ -99,7 +99,7 @@ export function createOutboxEntry(deps: OutboxEntryDeps): OutboxEntry {
     return pairing;
   }
 
-  const getLocalSettings = async () => withDefaults(await readKv(db, 'localSettings'));
+  const getLocalSettings = () => readLocalSettings(db);
 
   function written(row: OutboxRow): OutboxItem {
     deps.written();

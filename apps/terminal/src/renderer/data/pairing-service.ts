@@ -7,7 +7,7 @@
 import type { TerminalBridge } from '@kupah/contracts';
 import { type DeviceApi, DeviceApiError, normaliseServerUrl } from '../sync/device-api.ts';
 import { protectCredential } from './credential-vault.ts';
-import { mergeLocalSettings, withDefaults } from './local-settings.ts';
+import { mergeLocalSettings, readLocalSettings } from './local-settings.ts';
 import { failUnsendable, queueStats } from './outbox-repo.ts';
 import { applyPullPage, clearReferenceData } from './reference-repo.ts';
 import { type Pairing, PairingError } from './terminal-data.ts';
@@ -82,7 +82,7 @@ export async function pairDevice(
     await writeKv(db, 'pairing', pairing);
     await writeKv(db, 'credential', credential);
     if (name) {
-      const local = withDefaults(await readKv(db, 'localSettings'));
+      const local = await readLocalSettings(db);
       await writeKv(db, 'localSettings', mergeLocalSettings(local, { deviceName: name }));
     }
     await applyPullPage(db, answer.pull);

@@ -4,6 +4,7 @@
  * real layer is tested by its own tests and end to end.
  */
 import type { DeviceSettings, RefCampaign, RefPerson, RefReason, TerminalBridge } from '@kupah/contracts';
+import { DEFAULT_LOCAL_SETTINGS } from '../data/local-settings.ts';
 import {
   type DonationEntry,
   type LocalSettings,
@@ -15,15 +16,7 @@ import {
   type TerminalData,
 } from '../data/terminal-data.ts';
 
-export const TEST_LOCAL: LocalSettings = {
-  deviceName: null,
-  location: { locationName: null, latitude: null, longitude: null },
-  language: 'en',
-  mode: 'cashier',
-  collectorAccountNum: null,
-  managerPinHash: null,
-  kioskIdleSeconds: 60,
-};
+export const TEST_LOCAL: LocalSettings = DEFAULT_LOCAL_SETTINGS;
 
 export const TEST_DONORS: RefPerson[] = [
   {
