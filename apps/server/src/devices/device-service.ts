@@ -205,7 +205,6 @@ async function pullFor(deps: Deps, ctx: DeviceContext, cursor: string | undefine
   const rows = await pullChanges(deps.db, ctx.caller.org.id, from, limit);
   // Exhausted: the next pull starts at the horizon (every older transaction has been read).
   const next: PullPosition = rows.more && rows.last ? rows.last : { xid: rows.horizon, rank: -1, id: 0 };
-  if (!rows.more && rows.last && BigInt(rows.last.xid) >= BigInt(rows.horizon)) next.xid = rows.last.xid;
   return {
     cursor: encodeCursor(next),
     more: rows.more,
