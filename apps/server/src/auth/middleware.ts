@@ -18,6 +18,15 @@ function expected(a: Accepts): string {
   return a.source ? 'Authorization: <SOURCE_GUID>' : 'APIKey: <API_KEY>';
 }
 
+/** The source GUID of an `Authorization` header (`<GUID>` or `Bearer <GUID>`), or null. */
+export function sourceGuidOf(authorization: string | undefined): string | null {
+  const guid = authorization
+    ?.trim()
+    .replace(/^Bearer\s+/i, '')
+    .trim();
+  return guid && isGuid(guid) ? guid : null;
+}
+
 /** 401 unless the request carries a live credential of an accepted kind; then the rate limit. */
 export function authenticate(accepts: Accepts, buckets: TokenBuckets): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -25,9 +34,9 @@ export function authenticate(accepts: Accepts, buckets: TokenBuckets): Middlewar
     const authorization = c.req.header('authorization')?.trim();
     const apiKey = c.req.header('apikey')?.trim();
     let caller: Caller | null = null;
-    if (accepts.source && authorization) {
-      const guid = authorization.replace(/^Bearer\s+/i, '').trim();
-      if (isGuid(guid)) caller = await findSourceCaller(db, hashCredential(guid));
+    if (accepts.source) {
+      const guid = sourceGuidOf(authorization);
+      if (guid) caller = await findSourceCaller(db, hashCredential(guid));
     }
     if (!caller && accepts.apiKey && apiKey) caller = await findApiKeyCaller(db, hashCredential(apiKey));
     if (!caller) {

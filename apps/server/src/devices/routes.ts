@@ -7,7 +7,6 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import {
   ERROR_CODES,
-  isGuid,
   pairRequest,
   pairResponse,
   pullQuery,
@@ -16,6 +15,7 @@ import {
   pushResponse,
 } from '@kupah/contracts';
 import type { Context, MiddlewareHandler } from 'hono';
+import { sourceGuidOf } from '../auth/middleware.ts';
 import type { AppEnv } from '../http/env.ts';
 import { ApiError } from '../http/errors.ts';
 import { ERROR_RESPONSES, jsonBody, jsonOk, validBody } from '../http/openapi.ts';
@@ -29,11 +29,8 @@ const PAIRING_LIMIT = { perSecond: 0.2, burst: 10 };
 
 function authenticateDevice(buckets: TokenBuckets): MiddlewareHandler<DeviceEnv> {
   return async (c, next) => {
-    const raw = c.req
-      .header('authorization')
-      ?.replace(/^Bearer\s+/i, '')
-      .trim();
-    if (!raw || !isGuid(raw)) {
+    const raw = sourceGuidOf(c.req.header('authorization'));
+    if (!raw) {
       throw new ApiError(
         401,
         ERROR_CODES.UNAUTHORIZED,
