@@ -177,3 +177,29 @@ export async function metricSum(
   }
   return sum;
 }
+
+/**
+ * An organisation with limits out of a benchmark's way (rate limit, offline limits) and a sandbox
+ * device waiting to be paired; returns the device's pairing code.
+ */
+export async function benchDevice(serverUrl: string, adminToken: string, name: string): Promise<string> {
+  const admin = async <T>(method: string, path: string, body?: unknown) => {
+    const r = await requestJson<T>(`${serverUrl}/admin${path}`, {
+      method,
+      body,
+      headers: { authorization: `Bearer ${adminToken}` },
+    });
+    if (r.status >= 300) throw new Error(`admin ${method} ${path} answered ${r.status}`);
+    return r.body;
+  };
+  const org = await admin<{ orgGuid: string }>('POST', '/orgs', { name });
+  await admin('PATCH', `/orgs/${org.orgGuid}/settings`, {
+    rateLimit: { perSecond: 100_000, burst: 100_000 },
+    offline: { perPaymentMinor: 1_000_000, totalMinor: 1_000_000_000, expiryHours: 72 },
+  });
+  const device = await admin<{ pairingCode: string }>('POST', `/orgs/${org.orgGuid}/devices`, {
+    name,
+    sandbox: true,
+  });
+  return device.pairingCode;
+}

@@ -15,7 +15,7 @@ import { launchChromium, requireChromium } from '@kupah/browser-testing';
 import { build } from 'vite';
 import { onCleanup } from './lifecycle.ts';
 import { createBenchDatabase, dropBenchDatabase, queryOnce, withDatabase } from './postgres.ts';
-import { metricSum, requestJson, startServer } from './server.ts';
+import { benchDevice, metricSum, startServer } from './server.ts';
 
 export interface SyncOptions {
   pgUrl: URL;
@@ -102,23 +102,7 @@ export async function runSync(opts: SyncOptions): Promise<SyncReport> {
     cpuProfDir: process.env.KUPAH_BENCH_CPU_PROF,
   });
   onCleanup('server', () => server.stop());
-  const admin = <T>(method: string, path: string, body?: unknown) =>
-    requestJson<T>(`${server.url}/admin${path}`, {
-      method,
-      body,
-      headers: { authorization: `Bearer ${ADMIN}` },
-    });
-  const org = (await admin<{ orgGuid: string }>('POST', '/orgs', { name: 'Bench sync' })).body;
-  await admin('PATCH', `/orgs/${org.orgGuid}/settings`, {
-    rateLimit: { perSecond: 100_000, burst: 100_000 },
-    offline: { perPaymentMinor: 1_000_000, totalMinor: 1_000_000_000, expiryHours: 72 },
-  });
-  const device = (
-    await admin<{ pairingCode: string }>('POST', `/orgs/${org.orgGuid}/devices`, {
-      name: 'Bench kiosk',
-      sandbox: true,
-    })
-  ).body;
+  const pairingCode = await benchDevice(server.url, ADMIN, 'Bench kiosk');
 
   const chromium = await launchChromium();
   onCleanup('chromium', () => chromium.close());
@@ -136,7 +120,7 @@ export async function runSync(opts: SyncOptions): Promise<SyncReport> {
       g.data = g.kupahBench.createTerminalData({ bridge: g.kupahBench.bridge, dbName: 'bench-sync' });
       await g.data.pair(url, code, 'Bench kiosk');
     },
-    [server.url, device.pairingCode] as const,
+    [server.url, pairingCode] as const,
   );
 
   log(`queueing ${opts.payments} card payments in IndexedDB (validate, seal, write)`);

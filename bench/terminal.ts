@@ -15,7 +15,7 @@ import { gzipSync } from 'node:zlib';
 import { launchChromium, requireChromium } from '@kupah/browser-testing';
 import { build } from 'vite';
 import { onCleanup } from './lifecycle.ts';
-import { requestJson, startServer } from './server.ts';
+import { benchDevice, startServer } from './server.ts';
 
 export interface TerminalOptions {
   donations: number;
@@ -59,30 +59,15 @@ export async function runTerminal(opts: TerminalOptions): Promise<TerminalReport
     env: { ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'warn', DATA_DIR: dataDir, DATABASE_URL: '' },
   });
   onCleanup('server', () => server.stop());
-  const admin = <T>(method: string, path: string, body?: unknown) =>
-    requestJson<T>(`${server.url}/admin${path}`, {
-      method,
-      body,
-      headers: { authorization: `Bearer ${ADMIN}` },
-    });
-  const org = (await admin<{ orgGuid: string }>('POST', '/orgs', { name: 'Bench terminal' })).body;
-  await admin('PATCH', `/orgs/${org.orgGuid}/settings`, {
-    offline: { perPaymentMinor: 1_000_000, totalMinor: 1_000_000_000, expiryHours: 72 },
-  });
+  const pairingCode = await benchDevice(server.url, ADMIN, 'Bench terminal');
 
   const chromium = await launchChromium();
   onCleanup('chromium', () => chromium.close());
   const page = await chromium.browser.newPage();
   const app = `${server.url}/terminal/`;
-  const device = (
-    await admin<{ pairingCode: string }>('POST', `/orgs/${org.orgGuid}/devices`, {
-      name: 'Bench',
-      sandbox: true,
-    })
-  ).body;
   await page.goto(`${app}?e2e=1`);
   await page.getByTestId('pair-url').fill(server.url);
-  await page.getByTestId('pair-code').fill(device.pairingCode);
+  await page.getByTestId('pair-code').fill(pairingCode);
   await page.getByTestId('pair-submit').click();
   await page.getByTestId('amount-screen').waitFor();
 
