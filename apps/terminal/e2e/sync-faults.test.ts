@@ -18,6 +18,7 @@ import { openDatabase } from '../../server/src/db/database.ts';
 import { PG_URL, testDatabases } from '../../server/src/testing/harness.ts';
 import { type Receiver, startReceiver } from '../../server/src/testing/receiver.ts';
 import {
+  adminClient,
   restartablePort,
   type ServerProcess,
   startServerProcess,
@@ -119,22 +120,15 @@ describe.each(await testDatabases())('device sync exactly once under SIGKILL on 
         WEBHOOK_LEASE_MS: '1500',
       };
       server = await start(port, env);
-      const admin = async (method: string, path: string, body?: unknown): Promise<AdminReply> => {
-        const r = await fetch(`${server!.url}/admin${path}`, {
-          method,
-          headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        });
-        return (await r.json()) as AdminReply;
-      };
-      const org = await admin('POST', '/orgs', { name: `Faults ${scenario}` });
-      const settings = await admin('PATCH', `/orgs/${org.orgGuid}/settings`, {
+      const admin = adminClient(() => server!.url, ADMIN);
+      const org = await admin<AdminReply>('POST', '/orgs', { name: `Faults ${scenario}` });
+      const settings = await admin<AdminReply>('PATCH', `/orgs/${org.orgGuid}/settings`, {
         paymentWebhook: `${receiver.url}/payment`,
         rateLimit: { perSecond: 100_000, burst: 100_000 },
         offline: { perPaymentMinor: 1_000_000, totalMinor: 100_000_000, expiryHours: 72 },
       });
       receiver.secrets.push(settings.webhookSecrets.payment.secret);
-      const device = await admin('POST', `/orgs/${org.orgGuid}/devices`, {
+      const device = await admin<AdminReply>('POST', `/orgs/${org.orgGuid}/devices`, {
         name: 'Hall kiosk',
         sandbox: true,
       });

@@ -21,6 +21,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Receiver, startReceiver } from '../../server/src/testing/receiver.ts';
 import {
+  adminClient,
   restartablePort,
   type ServerProcess,
   startServerProcess,
@@ -85,14 +86,7 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the terminal in Chromi
     server = await startServerProcess(port, env);
     started.push(server);
   };
-  const admin = async <T = Record<string, unknown>>(method: string, path: string, body?: unknown) => {
-    const r = await fetch(`http://127.0.0.1:${port}/admin${path}`, {
-      method,
-      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return (await r.json()) as T;
-  };
+  const admin = adminClient(() => `http://127.0.0.1:${port}`, ADMIN);
   const api = async (path: string, body: unknown) =>
     fetch(`http://127.0.0.1:${port}${path}`, {
       method: 'PUT',

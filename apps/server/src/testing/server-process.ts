@@ -77,3 +77,15 @@ export async function restartablePort(): Promise<number> {
   }
   throw new Error('no free port between 20000 and 32000');
 }
+
+/** A caller of a running server's admin API (JSON in, JSON out) with the given token. */
+export function adminClient(baseUrl: () => string, token: string) {
+  return async <T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<T> => {
+    const r = await fetch(`${baseUrl()}/admin${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return (await r.json()) as T;
+  };
+}
