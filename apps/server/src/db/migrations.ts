@@ -359,6 +359,50 @@ CREATE INDEX collectors_change ON collectors (org_id, change_xid, id);
 CREATE INDEX donors_change ON donors (org_id, change_xid, id);
 `,
   },
+  {
+    version: 5,
+    name: 'charges outside transactions, per-organisation gateways',
+    sql: `
+-- A payment is claimed (Pending) before the gateway is called, and its outcome recorded after.
+ALTER TABLE payments DROP CONSTRAINT payments_status_check;
+ALTER TABLE payments ADD CONSTRAINT payments_status_check CHECK (status IN ('Pending', 'Success', 'Declined', 'Error', 'Voided'));
+-- The key the gateway was (or will be) called with: Sola's xInvoice, the sandbox's idempotency key.
+ALTER TABLE payments ADD COLUMN gateway_key text;
+-- While Pending: 'sending' (a request is calling the gateway now) or 'in_doubt' (the call ended without
+-- a known outcome). Recovery asks the gateway about rows in doubt, and about 'sending' rows whose
+-- process died (older than the recovery lease).
+ALTER TABLE payments ADD COLUMN gateway_state text CHECK (gateway_state IN ('sending', 'in_doubt'));
+ALTER TABLE payments ADD COLUMN gateway_sent_at timestamptz;
+ALTER TABLE payments ADD COLUMN recovery_after timestamptz;
+ALTER TABLE payments ADD COLUMN recovery_attempts int NOT NULL DEFAULT 0;
+ALTER TABLE payments ADD COLUMN recovery_note text;
+ALTER TABLE payments ADD COLUMN resolved_at timestamptz;
+CREATE INDEX payments_pending ON payments (recovery_after, id) WHERE status = 'Pending';
+-- uniqueTransactionId is unique per organisation forever (not only while its idempotency record lives).
+CREATE UNIQUE INDEX payments_unique_transaction ON payments (org_id, unique_transaction_id)
+  WHERE schedule_id IS NULL AND unique_transaction_id IS NOT NULL;
+CREATE UNIQUE INDEX schedules_unique_transaction ON schedules (org_id, unique_transaction_id);
+ALTER TABLE schedules DROP CONSTRAINT schedules_status_check;
+ALTER TABLE schedules ADD CONSTRAINT schedules_status_check CHECK (status IN ('pending', 'active', 'failed', 'completed', 'cancelled', 'paused'));
+-- The payment a request under this key is charging (its Pending row), for answers while in doubt.
+ALTER TABLE idempotency_keys ADD COLUMN payment_id bigint;
+
+-- The gateway an organisation's production sources charge through; the key is sealed under the
+-- server's key-encryption key (never stored in clear). gateway_rev changes with every change, so
+-- every instance's cache of the organisation's gateway notices it.
+CREATE TABLE org_gateways (
+  org_id bigint PRIMARY KEY REFERENCES orgs(id),
+  provider text NOT NULL,
+  url text,
+  key_sealed text NOT NULL,
+  key_last4 text NOT NULL,
+  kek_id text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+ALTER TABLE orgs ADD COLUMN gateway_rev int NOT NULL DEFAULT 0;
+`,
+  },
 ];
 
 const LOCK_ID = 727_172_001;

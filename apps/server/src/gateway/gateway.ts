@@ -1,6 +1,15 @@
 /**
  * The one seam to the card networks. A real gateway is one new adapter implementing `Gateway`;
- * everything else (idempotency, storage, webhooks) stays the same.
+ * everything else (idempotency, storage, webhooks, recovery) stays the same.
+ *
+ * How a call can end, and what the payment service does with it:
+ * - a `GatewayResult` (Success / Declined / Error): the gateway answered; recorded as such;
+ * - `GatewayUnreachable` thrown: the request certainly never reached the gateway (connection
+ *   refused, DNS failure, refused before sending): nothing can have been charged, so the claim is
+ *   released and the same `uniqueTransactionId` may be tried again;
+ * - anything else thrown (`GatewayOutcomeUnknown`, a timeout, a reset after sending, a 5xx, an
+ *   answer that cannot be read): in doubt. The payment stays `Pending` and the recovery worker
+ *   asks the gateway (`lookup`) what happened to that idempotency key.
  */
 import type { Currency, PaymentMethodId } from '@kupah/contracts';
 import type { CharityProvider, ValidBankAccount, ValidCard, ValidCharityCard } from '@kupah/instruments';
@@ -20,13 +29,37 @@ export interface GatewayResult {
   gatewayRef: string | null;
   /** Card-on-file token usable for later charges of the same instrument. */
   token: string | null;
-  /** Machine code and text of a decline or error. */
+  /** Machine code and text of a decline or error (the gateway's own code where it has one). */
   code: string | null;
   message: string | null;
+  /** Brand as the gateway reports it (e.g. Sola's `xCardType`), when it does. */
+  brand?: string | null;
+  /** Masked card or account number as the gateway reports it (never a full number). */
+  masked?: string | null;
+}
+
+/** The request certainly did not reach the gateway: nothing was charged; safe to try again. */
+export class GatewayUnreachable extends Error {
+  override readonly name = 'GatewayUnreachable';
+}
+
+/** The request may have reached the gateway, but its answer is not known (timeout, reset, 5xx, garbage). */
+export class GatewayOutcomeUnknown extends Error {
+  override readonly name = 'GatewayOutcomeUnknown';
+}
+
+/** Every call may be given a signal: the payment service aborts a call that outlives its timeout. */
+export interface CallOptions {
+  signal?: AbortSignal | undefined;
 }
 
 export interface AuthorizeRequest {
-  /** Same key → the gateway returns the first result again (no second charge). */
+  /**
+   * Our key of this charge, passed to the gateway (Sola: `xInvoice`, hashed to its length) and
+   * asked about by `lookup`. Not every gateway de-duplicates on it (Sola refuses a repeat only
+   * within its duplicate window): a charge whose answer was lost is resolved through `lookup`,
+   * never by sending it again.
+   */
   idempotencyKey: string;
   amountMinor: number;
   currency: Currency;
@@ -40,43 +73,53 @@ export interface RecurringSetupRequest {
   instalments: readonly { sequence: number; dueDate: string; amountMinor: number }[];
 }
 
+export interface LookupRequest {
+  /** The idempotency key of the `authorize` (or `tokenize`) call whose outcome is in doubt. */
+  idempotencyKey: string;
+  kind: 'authorize' | 'tokenize';
+  amountMinor: number;
+  currency: Currency;
+  /** When the call was sent (a gateway's report is searched around it). */
+  sentAt: Date;
+}
+
 export interface Gateway {
   readonly name: string;
   /** Charge (authorise and capture) an amount. */
-  authorize(req: AuthorizeRequest): Promise<GatewayResult>;
+  authorize(req: AuthorizeRequest, opts?: CallOptions): Promise<GatewayResult>;
   /** Verify an instrument without charging it and return a card-on-file token. */
-  tokenize(req: {
-    idempotencyKey: string;
-    instrument: Instrument;
-    currency: Currency;
-  }): Promise<GatewayResult>;
-  /** Void a charge made earlier by this gateway. */
-  void(req: { gatewayRef: string; idempotencyKey: string }): Promise<GatewayResult>;
-  /** Hand a recurrence to the gateway (ScheduleHandlingMode `Gateway`); `gatewayRef` names it. */
-  setupRecurring(req: RecurringSetupRequest): Promise<GatewayResult>;
+  tokenize(
+    req: { idempotencyKey: string; instrument: Instrument; currency: Currency },
+    opts?: CallOptions,
+  ): Promise<GatewayResult>;
+  /** Void a charge made earlier by this gateway (`method`: how it was paid, e.g. ACH → Sola's check:void). */
+  void(
+    req: { gatewayRef: string; idempotencyKey: string; method: PaymentMethodId },
+    opts?: CallOptions,
+  ): Promise<GatewayResult>;
+  /**
+   * What the gateway did with an earlier `authorize`/`tokenize` of this idempotency key whose answer
+   * was lost: its result, or `null` when the gateway has no record of it (nothing was charged).
+   * Throws when it cannot tell now (the gateway is down): the recovery worker asks again later.
+   */
+  lookup(req: LookupRequest, opts?: CallOptions): Promise<GatewayResult | null>;
+  /**
+   * Hand a recurrence to the gateway (ScheduleHandlingMode `Gateway`); `gatewayRef` names it.
+   * Absent when the gateway does not run recurrences for us (the mode is refused for its orgs).
+   */
+  setupRecurring?(req: RecurringSetupRequest, opts?: CallOptions): Promise<GatewayResult>;
   /**
    * The gateway's report of one charge of a recurrence it runs. A real adapter answers from the
    * gateway's own notifications (or its API); the sandbox simulates the charge when it falls due.
    */
-  recurringCharge(req: {
-    recurringRef: string;
-    sequence: number;
-    amountMinor: number;
-    currency: Currency;
-    idempotencyKey: string;
-  }): Promise<GatewayResult>;
-}
-
-/** Chooses the gateway for a caller: a sandbox credential only ever reaches the sandbox gateway. */
-export interface GatewayRegistry {
-  forCaller(caller: { sandbox: boolean }): Gateway | null;
-  byName(name: string): Gateway | null;
-}
-
-export function gatewayRegistry(sandbox: Gateway, production: Gateway | null): GatewayRegistry {
-  return {
-    forCaller: (caller) => (caller.sandbox ? sandbox : production),
-    byName: (name) =>
-      name === sandbox.name ? sandbox : production && name === production.name ? production : null,
-  };
+  recurringCharge?(
+    req: {
+      recurringRef: string;
+      sequence: number;
+      amountMinor: number;
+      currency: Currency;
+      idempotencyKey: string;
+    },
+    opts?: CallOptions,
+  ): Promise<GatewayResult>;
 }
