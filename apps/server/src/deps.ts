@@ -1,12 +1,15 @@
 import type { Logger } from 'pino';
 import type { Db } from './db/database.ts';
-import type { GatewayRegistry } from './gateway/gateway.ts';
+import type { GatewayCalls } from './gateway/gateway-calls.ts';
+import type { GatewayRegistry } from './gateway/registry.ts';
 import type { Metrics } from './http/metrics.ts';
 
 /** What the services need from the outside world, passed in (tests pass their own clock). */
 export interface Deps {
   db: Db;
   gateways: GatewayRegistry;
+  /** Every gateway call goes through this: concurrency bounds and the time-out. */
+  calls: GatewayCalls;
   now: () => Date;
   logger: Logger;
   metrics: Metrics;

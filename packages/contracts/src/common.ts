@@ -46,9 +46,21 @@ export type ScheduleHandlingMode = (typeof SCHEDULE_HANDLING_MODES)[number];
 export const NO_NUL = (s: string) => !s.includes('\u0000');
 export const NO_NUL_MESSAGE = 'must not contain a NUL (U+0000) character';
 
-/** A string of at most `max` characters without NUL. */
+/**
+ * Valid Unicode: no lone UTF-16 surrogate (JSON can carry one as `\ud800`; PostgreSQL cannot store
+ * it, and nothing else could show it). Refused, never silently replaced.
+ */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+export const WELL_FORMED = (s: string) => !LONE_SURROGATE.test(s);
+export const WELL_FORMED_MESSAGE = 'must be valid Unicode text (it contains a lone UTF-16 surrogate)';
+
+/** A string of at most `max` characters without NUL or lone surrogates. */
 export const str = (max: number) =>
-  z.string().max(max, `must be at most ${max} characters`).refine(NO_NUL, NO_NUL_MESSAGE);
+  z
+    .string()
+    .max(max, `must be at most ${max} characters`)
+    .refine(NO_NUL, NO_NUL_MESSAGE)
+    .refine(WELL_FORMED, WELL_FORMED_MESSAGE);
 
 /** A short text field: at most 256 characters. */
 export const text = () => str(LIMITS.string);

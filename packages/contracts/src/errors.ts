@@ -7,7 +7,14 @@ export const ERROR_CODES = {
   FORBIDDEN: 'FORBIDDEN',
   NOT_FOUND: 'NOT_FOUND',
   DUPLICATE_TRANSACTION: 'DUPLICATE_TRANSACTION',
-  TRANSACTION_IN_PROGRESS: 'TRANSACTION_IN_PROGRESS',
+  /** Another request with the same uniqueTransactionId is being processed (409, Retry-After). */
+  REQUEST_IN_PROGRESS: 'REQUEST_IN_PROGRESS',
+  /** The gateway's outcome is not known yet (paymentStatus Error): ask again with the same id. */
+  PAYMENT_PENDING: 'PAYMENT_PENDING',
+  /** The gateway could not be reached and nothing was charged: the same id may be tried again. */
+  GATEWAY_UNAVAILABLE: 'GATEWAY_UNAVAILABLE',
+  /** The gateway has no record of a payment whose answer was lost: nothing was charged. */
+  PAYMENT_NOT_COMPLETED: 'PAYMENT_NOT_COMPLETED',
   PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
   RATE_LIMITED: 'RATE_LIMITED',
   CURRENCY_NOT_ENABLED: 'CURRENCY_NOT_ENABLED',

@@ -694,7 +694,10 @@ export type CampaignRecord = z.infer<typeof campaignRecord>;
 export const scheduleSummary = z
   .object({
     scheduleNum: z.number().int(),
-    status: z.enum(['active', 'paused', 'completed', 'cancelled', 'failed']),
+    status: z.enum(['pending', 'active', 'paused', 'completed', 'cancelled', 'failed']).meta({
+      description:
+        'pending: the first payment is being confirmed with the gateway (its outcome is not known yet)',
+    }),
     handlingMode: z.string(),
     frequency: z.string(),
     startDate: z.string(),
@@ -720,7 +723,7 @@ export type ScheduleSummary = z.infer<typeof scheduleSummary>;
 export const scheduleListQuery = z.object({
   orgGuid: guid(),
   donorId: str(32).optional(),
-  status: z.enum(['active', 'paused', 'completed', 'cancelled', 'failed']).optional(),
+  status: z.enum(['pending', 'active', 'paused', 'completed', 'cancelled', 'failed']).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(100),
 });
 

@@ -377,6 +377,11 @@ ALTER TABLE payments ADD COLUMN recovery_after timestamptz;
 ALTER TABLE payments ADD COLUMN recovery_attempts int NOT NULL DEFAULT 0;
 ALTER TABLE payments ADD COLUMN recovery_note text;
 ALTER TABLE payments ADD COLUMN resolved_at timestamptz;
+-- What finishing a Pending payment needs besides the gateway's answer (webhook facts, what the
+-- payment was for); cleared when the outcome is recorded. Never card data.
+ALTER TABLE payments ADD COLUMN pending_context jsonb;
+ALTER TABLE schedule_instalments DROP CONSTRAINT schedule_instalments_status_check;
+ALTER TABLE schedule_instalments ADD CONSTRAINT schedule_instalments_status_check CHECK (status IN ('pending', 'charging', 'paused', 'charged', 'missed', 'skipped', 'cancelled'));
 CREATE INDEX payments_pending ON payments (recovery_after, id) WHERE status = 'Pending';
 -- uniqueTransactionId is unique per organisation forever (not only while its idempotency record lives).
 CREATE UNIQUE INDEX payments_unique_transaction ON payments (org_id, unique_transaction_id)

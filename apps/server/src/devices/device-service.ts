@@ -32,7 +32,7 @@ import type { Db } from '../db/database.ts';
 import type { Deps } from '../deps.ts';
 import { ApiError, fromZod, notFound } from '../http/errors.ts';
 import { requestHash } from '../http/request-hash.ts';
-import { findCompletedKey } from '../idempotency/repo.ts';
+import { findKeyAnswer } from '../idempotency/repo.ts';
 import type { Org } from '../orgs/repo.ts';
 import { charge, voidPayment } from '../payments/payment-service.ts';
 import { saveDonorOnce } from '../people/people-service.ts';
@@ -56,8 +56,11 @@ export const PAIRING_TTL_MS = 15 * 60_000;
 /** No 0/O, 1/I/L: codes are read aloud and typed by hand. */
 const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
 const CODE_LENGTH = 8;
-/** Operations of one push run at once (each in its own transaction). */
-const PUSH_CONCURRENCY = 8;
+/**
+ * Operations of one push run at once. Each holds a database connection only while it claims and
+ * while it records; gateway calls are bounded by `deps.calls` (per organisation and gateway).
+ */
+const PUSH_CONCURRENCY = 100;
 const PULL_PAGE = 500;
 
 export interface DeviceContext {
@@ -378,6 +381,19 @@ const blank = (op: SyncOperation): Omit<OpResult, 'status' | 'retryable' | 'erro
   accountNum: null,
 });
 
+/**
+ * Answers an item is sent again for: another request is processing it, the outcome is being
+ * confirmed with the gateway (the same opId later answers the outcome), or nothing was charged
+ * because the gateway could not be reached.
+ */
+const RETRYABLE_CODES = new Set<string>([
+  ERROR_CODES.REQUEST_IN_PROGRESS,
+  ERROR_CODES.RATE_LIMITED,
+  ERROR_CODES.PAYMENT_PENDING,
+  ERROR_CODES.GATEWAY_UNAVAILABLE,
+]);
+const isRetryable = (code: string | null | undefined): boolean => code != null && RETRYABLE_CODES.has(code);
+
 /** The op result of a service's answer (also of a stored answer replayed after expiry). */
 function resultOf(op: SyncOperation, body: unknown): OpResult {
   const b = (isRecord(body) ? body : {}) as Record<string, unknown>;
@@ -394,7 +410,7 @@ function resultOf(op: SyncOperation, body: unknown): OpResult {
       return {
         ...blank(op),
         status,
-        retryable: false,
+        retryable: status === 'Error' && isRetryable(error?.errorCode),
         receiptNum: str(b.receiptNum),
         accountNum: str(b.accountNum),
         error: status === 'Success' ? null : error,
@@ -402,10 +418,11 @@ function resultOf(op: SyncOperation, body: unknown): OpResult {
     }
     case 'schedule': {
       const ok = b.paymentStatus === 'Success';
+      const retryable = !ok && isRetryable(error?.errorCode);
       return {
         ...blank(op),
-        status: ok ? 'Success' : 'Declined',
-        retryable: false,
+        status: ok ? 'Success' : retryable ? 'Error' : 'Declined',
+        retryable,
         receiptNum: str(b.receiptNum),
         scheduleNum: str(b.scheduleNum),
         accountNum: str(b.accountNum),
@@ -432,13 +449,15 @@ async function runOperation(deps: Deps, ctx: DeviceContext, op: SyncOperation): 
     (op.kind === 'charge' || op.kind === 'schedule') &&
     hoursOld > caller.org.settings.offline.expiryHours
   ) {
-    // Forwarded before it expired and answered, but the answer was lost: the same answer again.
-    const stored = await findCompletedKey(deps.db, caller.org.id, op.opId);
-    if (stored) return resultOf(op, stored.body);
-    throw new OpFailure(
-      DEVICE_ERROR_CODES.OFFLINE_EXPIRED,
-      `Taken offline ${Math.floor(hoursOld)} hours ago, more than the ${caller.org.settings.offline.expiryHours} hours allowed: not charged`,
-    );
+    // Forwarded before it expired and answered (or still being confirmed), but the answer was
+    // lost: the same answer again, or the outcome once it is known.
+    const stored = await findKeyAnswer(deps.db, caller.org.id, op.opId);
+    if (stored.kind === 'answered') return resultOf(op, stored.body);
+    if (stored.kind === 'gone')
+      throw new OpFailure(
+        DEVICE_ERROR_CODES.OFFLINE_EXPIRED,
+        `Taken offline ${Math.floor(hoursOld)} hours ago, more than the ${caller.org.settings.offline.expiryHours} hours allowed: not charged`,
+      );
   }
   const secrets = await openSecrets(deps, op, ctx);
   const body = fullRequest(op, secrets, ctx);
@@ -456,8 +475,6 @@ async function runOperation(deps: Deps, ctx: DeviceContext, op: SyncOperation): 
       return resultOf(op, await voidPayment(deps, caller, parseOrFail(voidRequest, body)));
   }
 }
-
-const RETRYABLE_CODES = new Set<string>([ERROR_CODES.TRANSACTION_IN_PROGRESS, ERROR_CODES.RATE_LIMITED]);
 
 async function answer(deps: Deps, ctx: DeviceContext, op: SyncOperation): Promise<OpResult> {
   try {

@@ -6,7 +6,72 @@
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { type SandboxOutcome, sandboxOutcome } from '@kupah/instruments';
-import type { Gateway, GatewayResult, Instrument } from './gateway.ts';
+import {
+  type CallOptions,
+  type Gateway,
+  GatewayOutcomeUnknown,
+  type GatewayResult,
+  GatewayUnreachable,
+  type Instrument,
+} from './gateway.ts';
+
+/**
+ * Faults the sandbox can play (sandbox credentials only; tests and benchmarks):
+ * - `lost`: the charge is made, then its answer is lost (the caller's outcome is in doubt);
+ * - `timeout`: no answer until the caller gives up (nothing charged);
+ * - `unreachable`: the request never arrives (nothing charged);
+ * - `http-500`: the gateway fails before charging, with an answer that says nothing (in doubt).
+ */
+export type SandboxFault = 'lost' | 'timeout' | 'unreachable' | 'http-500';
+export const SANDBOX_FAULTS: readonly SandboxFault[] = ['lost', 'timeout', 'unreachable', 'http-500'];
+
+export interface SandboxProfile {
+  /** Time every call takes, in ms (a typical card authorisation: 300). */
+  latencyMs?: number;
+  /** Probability of each fault per charge (authorize, tokenize, recurring charge), e.g. `{ lost: 0.05 }`. */
+  faults?: Partial<Record<SandboxFault, number>>;
+  /** Tests: choose the fault of one call (overrides `faults`). */
+  faultFor?: (
+    op: 'authorize' | 'tokenize' | 'recurringCharge',
+    idempotencyKey: string,
+  ) => SandboxFault | null;
+  random?: () => number;
+}
+
+/**
+ * `SANDBOX_GATEWAY_FAULTS`: `lost=0.05,timeout=0.01` (probabilities), or `hang` (every call times
+ * out). Throws on anything else.
+ */
+export function parseSandboxFaults(spec: string | undefined): Partial<Record<SandboxFault, number>> {
+  if (!spec?.trim()) return {};
+  if (spec.trim() === 'hang') return { timeout: 1 };
+  const out: Partial<Record<SandboxFault, number>> = {};
+  for (const part of spec.split(',')) {
+    const [name, p] = part.split('=').map((x) => x.trim());
+    const prob = Number(p);
+    if (!SANDBOX_FAULTS.includes(name as SandboxFault) || !(prob >= 0 && prob <= 1)) {
+      throw new Error(
+        `SANDBOX_GATEWAY_FAULTS: "${part}" is not fault=probability with a fault of ${SANDBOX_FAULTS.join(', ')} (or "hang")`,
+      );
+    }
+    out[name as SandboxFault] = prob;
+  }
+  return out;
+}
+
+const sleep = (ms: number, signal: AbortSignal | undefined): Promise<void> =>
+  new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
 
 const TOKEN = /^sbx_tok_([sde])_[0-9a-f]{16}$/;
 const SUBSCRIPTION = /^sbx_sub_([sde])_[0-9a-f]{16}$/;
@@ -36,8 +101,42 @@ const hex = (n: number) => randomBytes(n).toString('hex');
  * and the file is read back at start, so the sandbox keeps its idempotency across a SIGKILL and
  * restart as a real gateway does, and a test can count exactly what was charged.
  */
-export function sandboxGateway(opts: { rememberResults?: number; journalFile?: string } = {}): Gateway {
+export function sandboxGateway(
+  opts: { rememberResults?: number; journalFile?: string; profile?: SandboxProfile } = {},
+): Gateway {
   const limit = opts.rememberResults ?? 100_000;
+  const profile = opts.profile ?? {};
+  const latency = profile.latencyMs ?? 0;
+  const random = profile.random ?? Math.random;
+  const pickFault = (op: 'authorize' | 'tokenize' | 'recurringCharge', key: string): SandboxFault | null => {
+    if (profile.faultFor) return profile.faultFor(op, key);
+    for (const f of SANDBOX_FAULTS) {
+      const p = profile.faults?.[f];
+      if (p && random() < p) return f;
+    }
+    return null;
+  };
+  /**
+   * A charge-like call under the profile: latency, then the fault (if any), then `once`. A call
+   * aborted before its latency ran out was never processed.
+   */
+  const play = async (
+    op: 'authorize' | 'tokenize' | 'recurringCharge',
+    key: string,
+    signal: AbortSignal | undefined,
+    run: () => GatewayResult,
+  ): Promise<GatewayResult> => {
+    const fault = pickFault(op, key);
+    if (fault === 'unreachable') throw new GatewayUnreachable('sandbox: connection refused');
+    if (fault === 'timeout') {
+      await sleep(2_147_000_000, signal);
+    }
+    if (latency > 0) await sleep(latency, signal);
+    if (fault === 'http-500') throw new GatewayOutcomeUnknown('sandbox: HTTP 500 without a result');
+    const result = run();
+    if (fault === 'lost') throw new GatewayOutcomeUnknown('sandbox: the answer was lost after the charge');
+    return result;
+  };
   const seen = new Map<string, GatewayResult>();
   const journal = opts.journalFile;
   if (journal && existsSync(journal)) {
@@ -72,18 +171,29 @@ export function sandboxGateway(opts: { rememberResults?: number; journalFile?: s
   };
   return {
     name: 'Sandbox',
-    async authorize(req) {
-      return once(`auth:${req.idempotencyKey}`, () => {
-        const outcome = outcomeOf(req.instrument);
-        const token = 'token' in req.instrument ? req.instrument.token : null;
-        const r = result(outcome, outcome === 'Error' ? null : `sbx_ch_${hex(10)}`, token === null);
-        return token && outcome === 'Success' ? { ...r, token } : r;
-      });
-    },
-    async tokenize(req) {
-      return once(`tok:${req.idempotencyKey}`, () =>
-        result(outcomeOf(req.instrument), `sbx_vf_${hex(10)}`, true),
+    async authorize(req, callOpts?: CallOptions) {
+      return play('authorize', req.idempotencyKey, callOpts?.signal, () =>
+        once(`auth:${req.idempotencyKey}`, () => {
+          const outcome = outcomeOf(req.instrument);
+          const token = 'token' in req.instrument ? req.instrument.token : null;
+          const r = result(outcome, outcome === 'Error' ? null : `sbx_ch_${hex(10)}`, token === null);
+          return token && outcome === 'Success' ? { ...r, token } : r;
+        }),
       );
+    },
+    async tokenize(req, callOpts?: CallOptions) {
+      return play('tokenize', req.idempotencyKey, callOpts?.signal, () =>
+        once(`tok:${req.idempotencyKey}`, () => result(outcomeOf(req.instrument), `sbx_vf_${hex(10)}`, true)),
+      );
+    },
+    async lookup(req, callOpts?: CallOptions) {
+      if (latency > 0) await sleep(latency, callOpts?.signal);
+      const prefixes = req.kind === 'tokenize' ? ['tok:'] : ['auth:', 'recch:'];
+      for (const prefix of prefixes) {
+        const found = seen.get(`${prefix}${req.idempotencyKey}`);
+        if (found) return found;
+      }
+      return null;
     },
     async void(req) {
       return once(`void:${req.idempotencyKey}`, () =>
@@ -105,18 +215,20 @@ export function sandboxGateway(opts: { rememberResults?: number; journalFile?: s
         return result(outcome, outcome === 'Success' ? `sbx_sub_${letter(outcome)}_${hex(8)}` : null, false);
       });
     },
-    async recurringCharge(req) {
-      return once(`recch:${req.idempotencyKey}`, () => {
-        const m = SUBSCRIPTION.exec(req.recurringRef);
-        const outcome: SandboxOutcome = !m
-          ? 'Error'
-          : m[1] === 's'
-            ? 'Success'
-            : m[1] === 'd'
-              ? 'Declined'
-              : 'Error';
-        return result(outcome, outcome === 'Error' ? null : `sbx_ch_${hex(10)}`, false);
-      });
+    async recurringCharge(req, callOpts?: CallOptions) {
+      return play('recurringCharge', req.idempotencyKey, callOpts?.signal, () =>
+        once(`recch:${req.idempotencyKey}`, () => {
+          const m = SUBSCRIPTION.exec(req.recurringRef);
+          const outcome: SandboxOutcome = !m
+            ? 'Error'
+            : m[1] === 's'
+              ? 'Success'
+              : m[1] === 'd'
+                ? 'Declined'
+                : 'Error';
+          return result(outcome, outcome === 'Error' ? null : `sbx_ch_${hex(10)}`, false);
+        }),
+      );
     },
   };
 }

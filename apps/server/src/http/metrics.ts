@@ -26,6 +26,17 @@ export function createMetrics() {
       registers: [registry],
     }),
     voids: new Counter({ name: 'kupah_voids_total', help: 'Payments voided', registers: [registry] }),
+    paymentsPending: new Gauge({
+      name: 'kupah_payments_pending',
+      help: 'Payments whose gateway outcome is not known yet (being confirmed by recovery)',
+      registers: [registry],
+    }),
+    paymentsRecovered: new Counter({
+      name: 'kupah_payments_recovered_total',
+      help: 'Pending payments resolved by the recovery worker, by the outcome the gateway reported',
+      labelNames: ['status'] as const,
+      registers: [registry],
+    }),
     gatewaySeconds: new Histogram({
       name: 'kupah_gateway_call_duration_seconds',
       help: 'Gateway call latency',

@@ -8,8 +8,9 @@ export type Claim =
 
 /**
  * Claim `(org, key)` inside the caller's transaction. A concurrent claimer of the same key waits
- * on the unique index until this transaction ends, then sees the stored response (or, after a
- * rollback, claims it itself): exactly one charge per key, however many arrive at once.
+ * on the unique index until this transaction ends, then sees the stored response, or an unfinished
+ * claim (`in-progress`: the first request is calling the gateway, or its outcome is in doubt), or,
+ * after a rollback, claims it itself: exactly one charge per key, however many arrive at once.
  */
 export async function claimKey(
   tx: Sql,
@@ -65,6 +66,58 @@ export async function findCompletedKey(
     [orgId, key],
   );
   return row ? { operation: row.operation, body: row.response } : null;
+}
+
+/** The payment the request under this key is charging (answers while it is in doubt). */
+export async function linkKeyToPayment(
+  tx: Sql,
+  orgId: number,
+  key: string,
+  paymentId: number,
+): Promise<void> {
+  await tx.query('UPDATE idempotency_keys SET payment_id = $3 WHERE org_id = $1 AND key = $2', [
+    orgId,
+    key,
+    paymentId,
+  ]);
+}
+
+/** Release an unfinished key (its request never reached the gateway): the id may be used again. */
+export async function forgetKey(tx: Sql, orgId: number, key: string): Promise<void> {
+  await tx.query('DELETE FROM idempotency_keys WHERE org_id = $1 AND key = $2 AND status_code IS NULL', [
+    orgId,
+    key,
+  ]);
+}
+
+export type KeyState =
+  | { kind: 'answered'; body: unknown }
+  | { kind: 'pending'; paymentId: number; inDoubt: boolean }
+  | { kind: 'running' }
+  | { kind: 'gone' };
+
+/** Where a request under this key stands, for another request with the same key that waits for it. */
+export async function findKeyAnswer(sql: Sql, orgId: number, key: string): Promise<KeyState> {
+  const [row] = await sql.query<{
+    status_code: number | null;
+    response: unknown;
+    payment_id: string | null;
+    status: string | null;
+    gateway_state: string | null;
+  }>(
+    `SELECT k.status_code, k.response, k.payment_id, p.status, p.gateway_state
+       FROM idempotency_keys k LEFT JOIN payments p ON p.id = k.payment_id
+      WHERE k.org_id = $1 AND k.key = $2`,
+    [orgId, key],
+  );
+  if (!row) return { kind: 'gone' };
+  if (row.status_code !== null) return { kind: 'answered', body: row.response };
+  if (row.payment_id === null || row.status === null) return { kind: 'running' };
+  return {
+    kind: 'pending',
+    paymentId: Number(row.payment_id),
+    inDoubt: row.status === 'Pending' && row.gateway_state === 'in_doubt',
+  };
 }
 
 /** Forget keys older than `days` (at least 30 by decision). */

@@ -207,7 +207,11 @@ describe.each(await testDatabases())('Charge on %s', (kind) => {
     const rows = await h.db.query<Record<string, unknown>>('SELECT * FROM payments WHERE receipt_num = $1', [
       ok.body.receiptNum,
     ]);
-    const stored = JSON.stringify(rows);
+    // Every stored value but instants, ids and the random references (any may hold "987" by chance).
+    const random = new Set(['token', 'gateway_ref', 'gateway_key', 'unique_transaction_id']);
+    const stored = JSON.stringify(rows, (k, v) =>
+      random.has(k) || (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(v)) ? undefined : v,
+    );
     expect(stored).not.toContain('4111111111111111');
     expect(stored).not.toContain('987');
     expect(rows[0]).toMatchObject({ brand: 'Visa', last4: '1111', expiry: '12/30' });

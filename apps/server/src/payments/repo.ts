@@ -1,11 +1,11 @@
 import type { Currency, PaymentMethodId } from '@kupah/contracts';
 import type { Sql } from '../db/database.ts';
 
-export type PaymentStatus = 'Success' | 'Declined' | 'Error' | 'Voided';
+export type PaymentStatus = 'Pending' | 'Success' | 'Declined' | 'Error' | 'Voided';
 
+/** A payment as claimed before the gateway is called: `Pending`, its request in flight ('sending'). */
 export interface NewPayment {
   orgId: number;
-  status: Exclude<PaymentStatus, 'Voided'>;
   amountMinor: number;
   currency: Currency;
   method: PaymentMethodId;
@@ -27,27 +27,29 @@ export interface NewPayment {
   cardHolderName: string | null;
   token: string | null;
   gatewayName: string;
-  gatewayRef: string | null;
-  errorCode: string | null;
-  errorMessage: string | null;
+  /** The key the gateway is called with (and asked about by recovery). */
+  gatewayKey: string;
   isAnonymous: boolean;
   device: unknown;
   reasons: { reasonId: number; amountMinor: number }[];
+  /** What recording the outcome needs besides the gateway's answer (never card data). */
+  context: unknown;
+  /** When recovery may take the payment over if the request that claimed it has not finished. */
+  recoveryAfter: Date;
 }
 
-/** Insert a payment and its reason split; returns its id and new receipt number. */
+/** Insert a Pending payment and its reason split; returns its id and new receipt number. */
 export async function insertPayment(tx: Sql, p: NewPayment): Promise<{ id: number; receiptNum: string }> {
   const [row] = await tx.query<{ id: string; receipt_num: string }>(
     `INSERT INTO payments (org_id, receipt_num, status, amount_minor, currency, method, payment_date, processed_at,
        donor_id, donor_created, campaign_id, collector_id, schedule_id, instalment_seq, source_id, api_key_id,
-       unique_transaction_id, note, brand, last4, expiry, card_holder_name, token, gateway_name, gateway_ref,
-       error_code, error_message, is_anonymous, device)
-     VALUES ($1, 'R' || nextval('receipt_seq'), $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-       $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28::jsonb)
+       unique_transaction_id, note, brand, last4, expiry, card_holder_name, token, gateway_name, gateway_key,
+       is_anonymous, device, pending_context, gateway_state, gateway_sent_at, recovery_after)
+     VALUES ($1, 'R' || nextval('receipt_seq'), 'Pending', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
+       $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25::jsonb, $26::jsonb, 'sending', $6, $27)
      RETURNING id, receipt_num`,
     [
       p.orgId,
-      p.status,
       p.amountMinor,
       p.currency,
       p.method,
@@ -69,11 +71,11 @@ export async function insertPayment(tx: Sql, p: NewPayment): Promise<{ id: numbe
       p.cardHolderName,
       p.token,
       p.gatewayName,
-      p.gatewayRef,
-      p.errorCode,
-      p.errorMessage,
+      p.gatewayKey,
       p.isAnonymous,
       p.device === null ? null : JSON.stringify(p.device),
+      JSON.stringify(p.context),
+      p.recoveryAfter.toISOString(),
     ],
   );
   const id = Number(row!.id);
@@ -91,6 +93,7 @@ export interface PaymentForVoid {
   id: number;
   receiptNum: string;
   status: PaymentStatus;
+  method: string;
   gatewayName: string;
   gatewayRef: string | null;
   voidedAt: Date | null;
@@ -100,6 +103,7 @@ interface PaymentForVoidRow {
   id: string;
   receipt_num: string;
   status: PaymentStatus;
+  method: string;
   gateway_name: string;
   gateway_ref: string | null;
   voided_at: Date | null;
@@ -109,23 +113,34 @@ const toPaymentForVoid = (row: PaymentForVoidRow): PaymentForVoid => ({
   id: Number(row.id),
   receiptNum: row.receipt_num,
   status: row.status,
+  method: row.method,
   gatewayName: row.gateway_name,
   gatewayRef: row.gateway_ref,
   voidedAt: row.voided_at,
 });
 
-const VOID_COLS = 'id, receipt_num, status, gateway_name, gateway_ref, voided_at';
+const VOID_COLS = 'id, receipt_num, status, method, gateway_name, gateway_ref, voided_at';
 
-export async function lockPaymentByReceipt(
-  tx: Sql,
+export async function findPaymentByReceipt(
+  sql: Sql,
   orgId: number,
   receiptNum: string,
 ): Promise<PaymentForVoid | null> {
-  const [row] = await tx.query<PaymentForVoidRow>(
-    `SELECT ${VOID_COLS} FROM payments WHERE org_id = $1 AND upper(receipt_num) = upper($2) FOR UPDATE`,
+  const [row] = await sql.query<PaymentForVoidRow>(
+    `SELECT ${VOID_COLS} FROM payments WHERE org_id = $1 AND upper(receipt_num) = upper($2)`,
     [orgId, receiptNum],
   );
   return row ? toPaymentForVoid(row) : null;
+}
+
+/** Whether a payment or schedule of the organisation already carries this uniqueTransactionId. */
+export async function transactionIdTaken(sql: Sql, orgId: number, key: string): Promise<boolean> {
+  const [row] = await sql.query<{ taken: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM payments WHERE org_id = $1 AND unique_transaction_id = $2 AND schedule_id IS NULL)
+         OR EXISTS (SELECT 1 FROM schedules WHERE org_id = $1 AND unique_transaction_id = $2) AS taken`,
+    [orgId, key],
+  );
+  return row?.taken === true;
 }
 
 export async function lockPaymentById(tx: Sql, orgId: number, id: number): Promise<PaymentForVoid | null> {
@@ -148,4 +163,244 @@ export async function countPayments(sql: Sql, orgId: number): Promise<number> {
     orgId,
   ]);
   return Number(row!.n);
+}
+
+export interface PaymentOutcome {
+  status: 'Success' | 'Declined' | 'Error';
+  gatewayRef: string | null;
+  token: string | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  processedAt: string;
+}
+
+/**
+ * Record the gateway's outcome of a Pending payment. False when it was no longer Pending (another
+ * request or the recovery worker recorded it first): the caller then answers what was recorded.
+ */
+export async function recordOutcome(tx: Sql, id: number, o: PaymentOutcome): Promise<boolean> {
+  const rows = await tx.query(
+    `UPDATE payments SET status = $2, gateway_ref = $3, token = COALESCE($4, token), error_code = $5,
+       error_message = $6, processed_at = $7, gateway_state = NULL, recovery_after = NULL,
+       pending_context = NULL, resolved_at = now()
+     WHERE id = $1 AND status = 'Pending' RETURNING id`,
+    [id, o.status, o.gatewayRef, o.token, o.errorCode, o.errorMessage, o.processedAt],
+  );
+  return rows.length > 0;
+}
+
+/** The gateway call ended without an outcome: recovery asks the gateway after `recoveryAfter`. */
+export async function markInDoubt(sql: Sql, id: number, recoveryAfter: Date, note: string): Promise<void> {
+  await sql.query(
+    `UPDATE payments SET gateway_state = 'in_doubt', recovery_after = $2, recovery_note = $3
+     WHERE id = $1 AND status = 'Pending'`,
+    [id, recoveryAfter.toISOString(), note],
+  );
+}
+
+/**
+ * Forget a Pending payment whose request certainly never reached the gateway (nothing charged),
+ * with its idempotency record, so the same uniqueTransactionId can be tried again.
+ */
+export async function releasePayment(tx: Sql, id: number): Promise<boolean> {
+  const [row] = await tx.query<{
+    org_id: string;
+    unique_transaction_id: string | null;
+    schedule_id: string | null;
+  }>(
+    `SELECT org_id, unique_transaction_id, schedule_id FROM payments WHERE id = $1 AND status = 'Pending' FOR UPDATE`,
+    [id],
+  );
+  if (!row) return false;
+  await tx.query('DELETE FROM payment_reasons WHERE payment_id = $1', [id]);
+  await tx.query('DELETE FROM payments WHERE id = $1', [id]);
+  return true;
+}
+
+export interface PendingPayment {
+  id: number;
+  orgId: number;
+  receiptNum: string;
+  amountMinor: number;
+  currency: string;
+  method: string;
+  gatewayName: string;
+  gatewayKey: string;
+  gatewayState: 'sending' | 'in_doubt';
+  sentAt: Date;
+  recoveryAttempts: number;
+  context: unknown;
+  /** The organisation's gateway configuration revision (which gateway adapter to ask). */
+  orgGatewayRev: number;
+}
+
+interface PendingRow {
+  id: string;
+  org_id: string;
+  receipt_num: string;
+  amount_minor: string;
+  currency: string;
+  method: string;
+  gateway_name: string;
+  gateway_key: string;
+  gateway_state: 'sending' | 'in_doubt';
+  gateway_sent_at: Date | string;
+  recovery_attempts: number;
+  pending_context: unknown;
+  gateway_rev?: number;
+}
+
+const toPending = (r: PendingRow): PendingPayment => ({
+  id: Number(r.id),
+  orgId: Number(r.org_id),
+  receiptNum: r.receipt_num,
+  amountMinor: Number(r.amount_minor),
+  currency: r.currency,
+  method: r.method,
+  gatewayName: r.gateway_name,
+  gatewayKey: r.gateway_key,
+  gatewayState: r.gateway_state,
+  sentAt: new Date(r.gateway_sent_at),
+  recoveryAttempts: Number(r.recovery_attempts),
+  context: r.pending_context,
+  orgGatewayRev: r.gateway_rev == null ? -1 : Number(r.gateway_rev),
+});
+
+const PENDING_COLS = `id, org_id, receipt_num, amount_minor, currency, method, gateway_name, gateway_key,
+  gateway_state, gateway_sent_at, recovery_attempts, pending_context`;
+
+/**
+ * Take up to `limit` Pending payments whose time has come (in doubt, or claimed by a request that
+ * never finished) for recovery: each is leased until `leaseUntil`, so other instances skip it
+ * (FOR UPDATE SKIP LOCKED) and take it over only if this one dies.
+ */
+export async function leasePendingPayments(
+  sql: Sql,
+  now: Date,
+  leaseUntil: Date,
+  limit: number,
+): Promise<PendingPayment[]> {
+  const rows = await sql.query<PendingRow>(
+    `UPDATE payments p SET recovery_after = $2, recovery_attempts = p.recovery_attempts + 1
+     FROM (SELECT id FROM payments WHERE status = 'Pending' AND recovery_after <= $1
+           ORDER BY recovery_after, id LIMIT $3 FOR UPDATE SKIP LOCKED) due
+     WHERE p.id = due.id
+     RETURNING p.${PENDING_COLS}, (SELECT gateway_rev FROM orgs o WHERE o.id = p.org_id) AS gateway_rev`,
+    [now.toISOString(), leaseUntil.toISOString(), limit],
+  );
+  return rows.map(toPending);
+}
+
+/** Recovery could not tell yet (the gateway is down): try again after `retryAt`. */
+export async function postponeRecovery(sql: Sql, id: number, retryAt: Date, note: string): Promise<void> {
+  await sql.query(
+    `UPDATE payments SET recovery_after = $2, recovery_note = $3, gateway_state = 'in_doubt'
+     WHERE id = $1 AND status = 'Pending'`,
+    [id, retryAt.toISOString(), note],
+  );
+}
+
+/** The state of the payment a request under this idempotency key claimed (null: none). */
+export async function paymentOfKey(
+  sql: Sql,
+  orgId: number,
+  key: string,
+): Promise<{ id: number; status: PaymentStatus; gatewayState: 'sending' | 'in_doubt' | null } | null> {
+  const [row] = await sql.query<{
+    id: string;
+    status: PaymentStatus;
+    gateway_state: 'sending' | 'in_doubt' | null;
+  }>(
+    `SELECT p.id, p.status, p.gateway_state FROM idempotency_keys k JOIN payments p ON p.id = k.payment_id
+     WHERE k.org_id = $1 AND k.key = $2`,
+    [orgId, key],
+  );
+  return row ? { id: Number(row.id), status: row.status, gatewayState: row.gateway_state } : null;
+}
+
+/** How many payments are Pending (a gauge for /metrics and the admin CLI). */
+export async function countPending(
+  sql: Sql,
+): Promise<{ total: number; inDoubt: number; oldest: Date | null }> {
+  const [row] = await sql.query<{ total: number; in_doubt: number; oldest: Date | string | null }>(
+    `SELECT count(*)::int AS total, count(*) FILTER (WHERE gateway_state = 'in_doubt')::int AS in_doubt,
+       min(gateway_sent_at) AS oldest FROM payments WHERE status = 'Pending'`,
+  );
+  return {
+    total: Number(row?.total ?? 0),
+    inDoubt: Number(row?.in_doubt ?? 0),
+    oldest: row?.oldest ? new Date(row.oldest) : null,
+  };
+}
+
+/**
+ * Schedules left `pending` by a request that died while verifying the instrument (no payment, so
+ * no money moved): forgotten with their unfinished idempotency key, so the id can be used again.
+ */
+export async function releaseStalePendingSchedules(
+  tx: Sql,
+  olderThanMs: number,
+  limit: number,
+): Promise<number> {
+  const rows = await tx.query<{ id: string; org_id: string; unique_transaction_id: string }>(
+    `SELECT s.id, s.org_id, s.unique_transaction_id FROM schedules s
+      WHERE s.status = 'pending' AND s.created_at < now() - make_interval(secs => $1)
+        AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.schedule_id = s.id)
+      ORDER BY s.id LIMIT $2 FOR UPDATE SKIP LOCKED`,
+    [olderThanMs / 1000, limit],
+  );
+  for (const r of rows) {
+    await tx.query('DELETE FROM schedules WHERE id = $1', [r.id]);
+    await tx.query('DELETE FROM idempotency_keys WHERE org_id = $1 AND key = $2 AND status_code IS NULL', [
+      r.org_id,
+      r.unique_transaction_id,
+    ]);
+  }
+  return rows.length;
+}
+
+export interface PendingSummary {
+  receiptNum: string;
+  amountMinor: number;
+  currency: string;
+  method: string;
+  gatewayName: string;
+  state: 'sending' | 'in_doubt';
+  since: string;
+  nextCheckAt: string | null;
+  recoveryAttempts: number;
+  note: string | null;
+}
+
+/** An organisation's Pending payments, oldest first (what the admin CLI shows as being confirmed). */
+export async function listPendingPayments(sql: Sql, orgId: number, limit: number): Promise<PendingSummary[]> {
+  const rows = await sql.query<{
+    receipt_num: string;
+    amount_minor: string;
+    currency: string;
+    method: string;
+    gateway_name: string;
+    gateway_state: 'sending' | 'in_doubt';
+    gateway_sent_at: Date | string;
+    recovery_after: Date | string | null;
+    recovery_attempts: number;
+    recovery_note: string | null;
+  }>(
+    `SELECT receipt_num, amount_minor, currency, method, gateway_name, gateway_state, gateway_sent_at,
+       recovery_after, recovery_attempts, recovery_note
+     FROM payments WHERE org_id = $1 AND status = 'Pending' ORDER BY gateway_sent_at, id LIMIT $2`,
+    [orgId, limit],
+  );
+  return rows.map((r) => ({
+    receiptNum: r.receipt_num,
+    amountMinor: Number(r.amount_minor),
+    currency: r.currency,
+    method: r.method,
+    gatewayName: r.gateway_name,
+    state: r.gateway_state,
+    since: new Date(r.gateway_sent_at).toISOString(),
+    nextCheckAt: r.recovery_after ? new Date(r.recovery_after).toISOString() : null,
+    recoveryAttempts: Number(r.recovery_attempts),
+    note: r.recovery_note,
+  }));
 }

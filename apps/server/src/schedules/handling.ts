@@ -1,77 +1,95 @@
 /**
- * ScheduleHandlingMode (section 3): what happens to a schedule after it is stored, in the creating
- * transaction. `Integration`: the partner runs the recurrence from the schedule webhook.
- * `Internal`: the instalment plan is stored and the recurring scheduler charges each instalment.
- * `Gateway`: the plan is handed to the gateway, which runs the recurrence and reports each charge.
+ * ScheduleHandlingMode (section 3): what happens to a schedule once its first payment (or its
+ * verification) succeeded. `Integration`: the partner runs the recurrence from the schedule
+ * webhook. `Internal`: the instalment plan is stored and the recurring scheduler charges each
+ * instalment. `Gateway`: the plan is handed to the gateway, which runs the recurrence and reports
+ * each charge.
+ *
+ * Each handler has two steps so that no transaction is held across the network: `prepare` may
+ * call the gateway (outside any transaction); `store` writes what it prepared, inside the
+ * transaction that records the schedule's outcome.
  */
 import type { Currency, ScheduleHandlingMode } from '@kupah/contracts';
-import type { Instalment } from '@kupah/schedule';
 import type { Sql } from '../db/database.ts';
 import type { Deps } from '../deps.ts';
 import type { Gateway, Instrument } from '../gateway/gateway.ts';
-import { insertInstalments, markInstalmentCharged, setScheduleGatewayRef } from './repo.ts';
+import {
+  insertInstalments,
+  markInstalmentCharged,
+  type PlannedInstalment,
+  setScheduleGatewayRef,
+} from './repo.ts';
 
 export interface CreatedSchedule {
   id: number;
-  scheduleNum: number;
+  orgId: number;
   orgGuid: string;
   uniqueTransactionId: string;
   currency: Currency;
-  /** The instrument as the gateway knows it now (a card-on-file token once verified or charged). */
-  instrument: Instrument;
-  plan: readonly Instalment[];
+  plan: readonly PlannedInstalment[];
   /** The first instalment's payment, when it was charged at creation. */
   firstPaymentId: number | null;
   /** The org's time zone: an instalment falls due at the start of its date there. */
   timeZone: string;
-  gateway: Gateway | null;
 }
 
-export type HandlerResult = { ok: true } | { ok: false; code: string; message: string };
+export type Prepared = { ok: true; gatewayRef: string | null } | { ok: false; code: string; message: string };
 
 export interface ScheduleHandler {
-  onCreated(tx: Sql, deps: Deps, schedule: CreatedSchedule): Promise<HandlerResult>;
+  /** Network step (outside any transaction). */
+  prepare(
+    deps: Deps,
+    s: CreatedSchedule,
+    gateway: Gateway | null,
+    instrument: Instrument | null,
+  ): Promise<Prepared>;
+  /** Database step (inside the recording transaction). */
+  store(tx: Sql, s: CreatedSchedule, prepared: { gatewayRef: string | null }): Promise<void>;
 }
 
 async function storePlan(tx: Sql, s: CreatedSchedule): Promise<void> {
-  await insertInstalments(
-    tx,
-    s.id,
-    s.plan.map((i) => ({
-      sequence: i.sequence,
-      dueDate: i.dueDate,
-      nominalDate: i.nominalDate,
-      hebrewDate: i.hebrewDate,
-      amountMinor: i.amountMinor,
-    })),
-    s.timeZone,
-  );
+  await insertInstalments(tx, s.id, s.plan, s.timeZone);
   if (s.firstPaymentId !== null) await markInstalmentCharged(tx, s.id, 1, s.firstPaymentId);
 }
 
+const nothingToPrepare = async (): Promise<Prepared> => ({ ok: true, gatewayRef: null });
+
 export const scheduleHandlers: Record<ScheduleHandlingMode, ScheduleHandler> = {
-  Integration: { onCreated: async () => ({ ok: true }) },
-  Internal: {
-    async onCreated(tx, _deps, s) {
-      await storePlan(tx, s);
-      return { ok: true };
-    },
-  },
+  Integration: { prepare: nothingToPrepare, store: async () => {} },
+  Internal: { prepare: nothingToPrepare, store: (tx, s) => storePlan(tx, s) },
   Gateway: {
-    async onCreated(tx, _deps, s) {
-      if (!s.gateway)
-        return { ok: false, code: 'GATEWAY_NOT_CONFIGURED', message: 'No gateway for this credential' };
+    async prepare(deps, s, gateway, instrument) {
+      if (!gateway?.setupRecurring) {
+        return {
+          ok: false,
+          code: 'GATEWAY_NOT_CONFIGURED',
+          message: `${gateway?.name ?? 'No gateway'} does not run recurrences: use the Internal handling mode`,
+        };
+      }
+      if (!instrument) {
+        return { ok: false, code: 'GATEWAY_ERROR', message: 'The gateway returned no card-on-file token' };
+      }
+      const setup = gateway.setupRecurring.bind(gateway);
       const rest = s.plan.filter((i) => i.sequence > 1 || s.firstPaymentId === null);
-      const r = await s.gateway.setupRecurring({
-        idempotencyKey: `${s.orgGuid}:${s.uniqueTransactionId}:recurring`,
-        instrument: s.instrument,
-        currency: s.currency,
-        instalments: rest.map((i) => ({
-          sequence: i.sequence,
-          dueDate: i.dueDate,
-          amountMinor: i.amountMinor,
-        })),
-      });
+      const outcome = await deps.calls.call(s.orgId, gateway.name, (signal) =>
+        setup(
+          {
+            idempotencyKey: `${s.orgGuid}:${s.uniqueTransactionId}:recurring`,
+            instrument,
+            currency: s.currency,
+            instalments: rest.map((i) => ({
+              sequence: i.sequence,
+              dueDate: i.dueDate,
+              amountMinor: i.amountMinor,
+            })),
+          },
+          { signal },
+        ),
+      );
+      if (outcome.kind !== 'answered') {
+        return { ok: false, code: 'GATEWAY_ERROR', message: 'The gateway did not confirm the recurrence' };
+      }
+      const r = outcome.result;
       if (r.status !== 'Success' || !r.gatewayRef) {
         return {
           ok: false,
@@ -79,9 +97,11 @@ export const scheduleHandlers: Record<ScheduleHandlingMode, ScheduleHandler> = {
           message: r.message ?? 'The gateway refused the recurrence',
         };
       }
-      await setScheduleGatewayRef(tx, s.id, r.gatewayRef);
+      return { ok: true, gatewayRef: r.gatewayRef };
+    },
+    async store(tx, s, prepared) {
+      if (prepared.gatewayRef) await setScheduleGatewayRef(tx, s.id, prepared.gatewayRef);
       await storePlan(tx, s);
-      return { ok: true };
     },
   },
 };

@@ -10,9 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../db/database.ts';
 import type { Deps } from '../deps.ts';
 import type { Gateway } from '../gateway/gateway.ts';
-import { gatewayRegistry } from '../gateway/gateway.ts';
+import { staticGatewayRegistry } from '../gateway/registry.ts';
 import { sandboxGateway } from '../gateway/sandbox-gateway.ts';
 import { createMetrics } from '../http/metrics.ts';
+import { paymentRecovery } from '../payments/recovery.ts';
 import {
   chargeBody,
   createHarness,
@@ -29,18 +30,25 @@ const civil = (d: Date, tz = 'America/New_York') =>
 /** A gateway that counts real charges per idempotency key (the sandbox replays a key's first result). */
 function countingGateway(inner: Gateway) {
   const charges = new Map<string, number>();
+  const sent = new Map<string, number>();
   let crashOn: ((key: string) => boolean) | null = null; // told of every key the gateway charges
   const gateway: Gateway = {
     ...inner,
     name: inner.name,
-    async authorize(req) {
-      const r = await inner.authorize(req);
+    async authorize(req, opts) {
+      sent.set(req.idempotencyKey, (sent.get(req.idempotencyKey) ?? 0) + 1);
+      const r = await inner.authorize(req, opts);
       if (!charges.has(req.idempotencyKey) && r.status === 'Success') charges.set(req.idempotencyKey, 1);
       crashOn?.(req.idempotencyKey);
       return r;
     },
   };
-  return { gateway, charges, crashAfter: (pred: (key: string) => boolean) => (crashOn = pred) };
+  return {
+    gateway,
+    charges,
+    calls: (key: string) => sent.get(key) ?? 0,
+    crashAfter: (pred: (key: string) => boolean) => (crashOn = pred),
+  };
 }
 
 describe.each(await testDatabases())('recurring schedules on %s', { timeout: 120_000 }, (kind) => {
@@ -198,7 +206,7 @@ describe.each(await testDatabases())('recurring schedules on %s', { timeout: 120
     expect(list.body.schedules.map((x: { scheduleNum: number }) => x.scheduleNum)).toContain(a.scheduleNum);
   });
 
-  it('a crash after the gateway charged but before the commit does not charge twice', async () => {
+  it('a crash after the gateway charged but before the outcome was recorded: recovery records it, no second charge', async () => {
     const s = await create({ frequencyID: 'Daily', totalPaymentsCount: 3, amountPerPayment: 4 });
     // The process "dies" right after the gateway answered for instalment 2: the clock read that
     // follows the gateway call throws, so the transaction that would record the charge rolls back.
@@ -219,12 +227,24 @@ describe.each(await testDatabases())('recurring schedules on %s', { timeout: 120
     };
     h.clock.set(new Date(h.clock.now.getTime() + 86_400_000).toISOString());
     await expect(recurringScheduler(dying).drain()).rejects.toThrow(/simulated crash/);
-    expect((await instalments(s.scheduleNum))[1]!.status).toBe('pending'); // rolled back with the transaction
-    await recurringScheduler(h.deps).drain(); // "restarted"
+    // The claim was committed before the call: the instalment is being charged, its payment Pending.
+    expect((await instalments(s.scheduleNum))[1]!.status).toBe('charging');
+    const [pending] = await h.db.query<{ status: string }>(
+      'SELECT p.status FROM payments p JOIN schedules s ON s.id = p.schedule_id WHERE s.schedule_num = $1 AND p.instalment_seq = 2',
+      [s.scheduleNum],
+    );
+    expect(pending!.status).toBe('Pending');
+    await recurringScheduler(h.deps).drain(); // "restarted": the scheduler does not take it again
+    expect((await instalments(s.scheduleNum))[1]!.status).toBe('charging');
+    // Recovery asks the gateway once the lease of the dead request has passed.
+    h.clock.set(new Date(h.clock.now.getTime() + 60_000).toISOString());
+    expect(await paymentRecovery(h.deps).drain()).toBe(1);
+    expect((await instalments(s.scheduleNum))[1]!.status).toBe('charged');
     await days(2);
     expect(await successes(s.scheduleNum)).toBe(3);
     const keys = [...counting.charges.keys()].filter((k) => k.includes(`:schedule:${s.scheduleNum}:2:`));
-    expect(keys).toHaveLength(1); // the same idempotency key both times: the gateway charged once
+    expect(keys).toHaveLength(1); // the gateway was called once for instalment 2
+    expect(counting.calls(keys[0]!)).toBe(1);
   });
 
   it('a new payment method is verified and used for the coming instalments', async () => {
@@ -285,7 +305,7 @@ describe.each(await testDatabases())('recurring schedules on %s', { timeout: 120
       db: otherDb,
       logger: pino({ level: 'silent' }),
       metrics: createMetrics(),
-      gateways: gatewayRegistry(counting.gateway, null),
+      gateways: staticGatewayRegistry(counting.gateway),
     };
     const a = recurringScheduler(h.deps, { concurrency: 3 });
     const b = recurringScheduler(otherDeps, { concurrency: 3 });

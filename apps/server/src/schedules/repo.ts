@@ -1,7 +1,7 @@
 import type { Currency, Frequency, PaymentMethodId, ScheduleHandlingMode } from '@kupah/contracts';
 import type { Sql } from '../db/database.ts';
 
-export type ScheduleStatus = 'active' | 'failed' | 'completed' | 'cancelled' | 'paused';
+export type ScheduleStatus = 'pending' | 'active' | 'failed' | 'completed' | 'cancelled' | 'paused';
 
 export interface NewSchedule {
   orgId: number;
@@ -210,7 +210,8 @@ export async function completeIfSettled(tx: Sql, scheduleId: number): Promise<bo
   const rows = await tx.query(
     `UPDATE schedules SET status = 'completed', updated_at = now()
      WHERE id = $1 AND status = 'active'
-       AND NOT EXISTS (SELECT 1 FROM schedule_instalments WHERE schedule_id = $1 AND status IN ('pending', 'paused'))
+       AND NOT EXISTS (SELECT 1 FROM schedule_instalments WHERE schedule_id = $1
+                       AND status IN ('pending', 'charging', 'paused'))
      RETURNING id`,
     [scheduleId],
   );
@@ -239,7 +240,14 @@ export interface ScheduleForCharge {
     kind: 'device' | 'external' | null;
     name: string | null;
   };
-  org: { id: string | number; guid: string; name: string; currencies: string[]; settings: unknown };
+  org: {
+    id: string | number;
+    guid: string;
+    name: string;
+    currencies: string[];
+    settings: unknown;
+    gateway_rev: string | number;
+  };
 }
 
 export async function loadScheduleForCharge(tx: Sql, scheduleId: number): Promise<ScheduleForCharge> {
@@ -268,12 +276,13 @@ export async function loadScheduleForCharge(tx: Sql, scheduleId: number): Promis
     org_name: string;
     currencies: string[];
     settings: unknown;
+    gateway_rev: string | number;
   }>(
     `SELECT s.id, s.schedule_num, s.currency, s.method, s.instrument, s.donor_id, s.campaign_id, s.collector_id, s.reasons,
        s.note, s.is_anonymous, s.gateway_ref, s.unique_transaction_id, s.source_id, s.api_key_id,
        COALESCE(src.masked, k.masked) AS masked, COALESCE(src.sandbox, k.sandbox) AS sandbox,
        src.kind AS source_kind, src.name AS source_name,
-       o.id AS org_id, o.guid, o.name AS org_name, o.currencies, o.settings
+       o.id AS org_id, o.guid, o.name AS org_name, o.currencies, o.settings, o.gateway_rev
      FROM schedules s JOIN orgs o ON o.id = s.org_id
        LEFT JOIN sources src ON src.id = s.source_id LEFT JOIN api_keys k ON k.id = s.api_key_id
      WHERE s.id = $1`,
@@ -309,6 +318,7 @@ export async function loadScheduleForCharge(tx: Sql, scheduleId: number): Promis
       name: r.org_name,
       currencies: r.currencies,
       settings: r.settings,
+      gateway_rev: r.gateway_rev,
     },
   };
 }
@@ -436,5 +446,37 @@ export async function setScheduleInstrument(
   await tx.query(
     'UPDATE schedules SET method = $2, instrument = $3::jsonb, updated_at = now() WHERE id = $1',
     [id, method, JSON.stringify(instrument)],
+  );
+}
+
+/** The instalment's charge is claimed (its Pending payment): no other scheduler takes it. */
+export async function markInstalmentCharging(tx: Sql, id: number, paymentId: number): Promise<void> {
+  await tx.query(
+    `UPDATE schedule_instalments SET status = 'charging', payment_id = $2, updated_at = now() WHERE id = $1`,
+    [id, paymentId],
+  );
+}
+
+/** The charge never reached the gateway: the instalment is due again at `dueAt` (not an attempt). */
+export async function returnInstalment(tx: Sql, id: number, dueAt: Date): Promise<void> {
+  await tx.query(
+    `UPDATE schedule_instalments SET status = 'pending', payment_id = NULL, due_at = $2, updated_at = now()
+     WHERE id = $1 AND status = 'charging'`,
+    [id, dueAt.toISOString()],
+  );
+}
+
+/** Forget a schedule whose creation never reached the gateway (nothing stored under it yet). */
+export async function deletePendingSchedule(tx: Sql, id: number): Promise<void> {
+  await tx.query(`DELETE FROM schedules WHERE id = $1 AND status = 'pending'`, [id]);
+}
+
+/** An instalment's payment succeeded (by instalment id: the scheduler's and recovery's path). */
+export async function markInstalmentChargedById(tx: Sql, id: number, paymentId: number): Promise<void> {
+  await tx.query(
+    `UPDATE schedule_instalments SET status = 'charged', payment_id = $2, attempts = attempts + 1, last_error = NULL,
+       updated_at = now()
+     WHERE id = $1`,
+    [id, paymentId],
   );
 }

@@ -140,32 +140,54 @@ export async function changeSchedulePaymentMethod(
 ): Promise<ScheduleSummary> {
   assertSameOrg(caller, cmd.orgGuid);
   const prepared = prepareInstrument(cmd, deps.now());
+  const changeable = (status: string | undefined) => {
+    if (status === undefined) throw notFound(`Schedule ${scheduleNum}`);
+    if (status !== 'active' && status !== 'paused') {
+      throw new ApiError(409, ERROR_CODES.INVALID_STATE, `Schedule ${scheduleNum} is ${status}`);
+    }
+  };
+  changeable((await findScheduleSummary(deps.db, caller.org.id, scheduleNum))?.status);
+  // The new method is verified with the gateway outside any transaction, then stored.
+  const gateway = await deps.gateways.forCaller(caller);
+  if (!gateway) throw new ApiError(409, ERROR_CODES.GATEWAY_NOT_CONFIGURED, 'No gateway for this credential');
+  const outcome = await deps.calls.call(caller.org.id, gateway.name, (signal) =>
+    gateway.tokenize(
+      {
+        idempotencyKey: `${caller.org.guid}:schedule:${scheduleNum}:card:${randomUUID()}`,
+        instrument: prepared.instrument,
+        currency: 'USD',
+      },
+      { signal },
+    ),
+  );
+  if (outcome.kind !== 'answered') {
+    throw new ApiError(
+      503,
+      ERROR_CODES.GATEWAY_UNAVAILABLE,
+      'The gateway did not answer; nothing was changed. Try again.',
+      undefined,
+      {
+        'Retry-After': '5',
+      },
+    );
+  }
+  const r = outcome.result;
+  if (r.status !== 'Success' || !r.token) {
+    throw new ApiError(
+      409,
+      ERROR_CODES.CARD_DECLINED,
+      r.message ?? 'The new payment method was not accepted',
+    );
+  }
+  const token = r.token;
   await deps.db.transaction(async (tx) => {
     const s = await lockSchedule(tx, caller.org.id, scheduleNum);
-    if (!s) throw notFound(`Schedule ${scheduleNum}`);
-    if (s.status !== 'active' && s.status !== 'paused') {
-      throw new ApiError(409, ERROR_CODES.INVALID_STATE, `Schedule ${scheduleNum} is ${s.status}`);
-    }
-    const gateway = deps.gateways.forCaller(caller);
-    if (!gateway)
-      throw new ApiError(409, ERROR_CODES.GATEWAY_NOT_CONFIGURED, 'No gateway for this credential');
-    const r = await gateway.tokenize({
-      idempotencyKey: `${caller.org.guid}:schedule:${scheduleNum}:card:${randomUUID()}`,
-      instrument: prepared.instrument,
-      currency: 'USD',
-    });
-    if (r.status !== 'Success' || !r.token) {
-      throw new ApiError(
-        409,
-        ERROR_CODES.CARD_DECLINED,
-        r.message ?? 'The new payment method was not accepted',
-      );
-    }
-    await setScheduleInstrument(tx, s.id, cmd.paymentMethodId, {
+    changeable(s?.status);
+    await setScheduleInstrument(tx, s!.id, cmd.paymentMethodId, {
       brand: prepared.brand,
       last4: prepared.last4,
       expiry: prepared.expiry,
-      token: r.token,
+      token,
     });
   });
   const summary = await findScheduleSummary(deps.db, caller.org.id, scheduleNum);

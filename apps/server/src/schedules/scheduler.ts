@@ -1,27 +1,38 @@
 /**
  * The recurring scheduler: a worker inside each server process that charges the due instalments
  * of `Internal` schedules and records the charges a gateway reports for `Gateway` schedules.
- * Each instalment is claimed with FOR UPDATE SKIP LOCKED and charged in the same transaction that
- * records it, so several instances, restarts and catch-up after downtime never charge twice
- * (and a partial unique index allows one successful payment per instalment at most).
+ * Each instalment is claimed with FOR UPDATE SKIP LOCKED together with its Pending payment
+ * (status `charging`), charged outside any transaction, and recorded; several instances, restarts
+ * and catch-up after downtime never charge twice (a partial unique index allows one successful
+ * payment per instalment at most), and an instalment whose outcome is in doubt is finished by
+ * the recovery worker.
  */
-import type { Currency, PaymentMethodId } from '@kupah/contracts';
+import { type Currency, ERROR_CODES, type PaymentMethodId } from '@kupah/contracts';
 import type { Caller } from '../auth/repo.ts';
 import { findCampaignById, findReasonById } from '../catalog/repo.ts';
 import type { Sql } from '../db/database.ts';
 import type { Deps } from '../deps.ts';
+import type { GatewayResult, Instrument } from '../gateway/gateway.ts';
 import { toOrg } from '../orgs/repo.ts';
 import type { DeviceFacts } from '../outbox/payloads.ts';
 import type { Parties } from '../payments/parties.ts';
-import { executePayment } from '../payments/payment-service.ts';
+import {
+  type ClaimedPayment,
+  claimPayment,
+  leaveInDoubt,
+  recordPayment,
+  sendPayment,
+} from '../payments/payment-service.ts';
+import { releasePayment } from '../payments/repo.ts';
 import { findPersonById } from '../people/repo.ts';
 import {
   claimDueInstalments,
   completeIfSettled,
-  type DueInstalment,
   loadScheduleForCharge,
-  markInstalmentCharged,
+  markInstalmentChargedById,
+  markInstalmentCharging,
   markInstalmentFailed,
+  returnInstalment,
   type ScheduleForCharge,
   tryLockSchedule,
 } from './repo.ts';
@@ -58,6 +69,42 @@ function callerOf(s: ScheduleForCharge): Caller {
   };
 }
 
+/** After an unreachable gateway, when an instalment is tried again (not counted as an attempt). */
+const UNREACHABLE_RETRY_MS = 5 * 60_000;
+
+/**
+ * Record an instalment's payment and what follows for the instalment: charged, or failed with a
+ * retry 1 then 2 days later. Recovery calls it too, for an instalment whose outcome was in doubt.
+ */
+export async function finishInstalment(
+  tx: Sql,
+  deps: Deps,
+  claimed: ClaimedPayment,
+  result: GatewayResult,
+): Promise<void> {
+  const purpose = claimed.context.purpose;
+  if (purpose.kind !== 'instalment') throw new Error('not an instalment');
+  const paid = await recordPayment(tx, deps, claimed, result);
+  if (!paid) return;
+  if (paid.status === 'Success') {
+    await markInstalmentChargedById(tx, purpose.instalmentId, paid.id);
+  } else {
+    const days = INSTALMENT_RETRY_DAYS[purpose.attempts];
+    // Nothing was charged because the call never completed (recovery found no record): try again
+    // soon, not a day later as after a decline.
+    const wait =
+      paid.errorCode === ERROR_CODES.PAYMENT_NOT_COMPLETED ? UNREACHABLE_RETRY_MS : (days ?? 0) * 86_400_000;
+    const retryAt = days === undefined ? null : new Date(deps.now().getTime() + wait);
+    await markInstalmentFailed(
+      tx,
+      purpose.instalmentId,
+      `${paid.errorCode ?? paid.status}: ${paid.errorMessage ?? ''}`.trim(),
+      retryAt,
+    );
+  }
+  await completeIfSettled(tx, purpose.scheduleId);
+}
+
 export interface SchedulerOptions {
   pollMs?: number;
   /** Instalments charged in parallel by this instance. */
@@ -72,66 +119,79 @@ export function recurringScheduler(deps: Deps, opts: SchedulerOptions = {}) {
   let loops: Promise<void>[] = [];
   const wakers = new Set<() => void>();
 
-  /** Charge one claimed instalment; false when its schedule is busy (being changed right now). */
-  async function charge(tx: Sql, due: DueInstalment): Promise<boolean> {
-    const lock = await tryLockSchedule(tx, due.scheduleId);
-    if (lock === 'busy') return false;
-    if (lock === 'inactive') {
-      // Cannot happen through the API (pausing and cancelling move the instalments too): never charge it.
-      await markInstalmentFailed(tx, due.id, 'the schedule is not active', null);
-      return true;
-    }
-    const now = deps.now();
-    const s = await loadScheduleForCharge(tx, due.scheduleId);
-    const attempt = due.attempts + 1;
-    const paid = await executePayment(tx, deps, {
-      caller: callerOf(s),
-      amountMinor: due.amountMinor,
-      currency: s.currency as Currency,
-      method: s.method as PaymentMethodId,
-      instrument: { method: s.method as PaymentMethodId, token: s.instrument.token ?? '' },
-      display: {
-        brand: s.instrument.brand,
-        last4: s.instrument.last4,
-        expiry: s.instrument.expiry,
-        cardHolderName: null,
-      },
-      parties: await partiesOf(tx, s),
-      paymentDate: now.toISOString(),
-      note: s.note,
-      uniqueTransactionId: `${s.uniqueTransactionId}:${due.sequence}`,
-      isAnonymous: s.isAnonymous,
-      device: NO_DEVICE,
-      scheduleId: s.id,
-      instalmentSeq: due.sequence,
-      // An instalment's idempotency key is schedule + sequence (+ the attempt, for retries after a decline).
-      gatewayKey: `${s.org.guid}:schedule:${s.scheduleNum}:${due.sequence}:${attempt}`,
-      recurringRef: due.mode === 'Gateway' ? s.gatewayRef : null,
-      sendWebhook: true,
-    });
-    if (paid.status === 'Success') {
-      await markInstalmentCharged(tx, s.id, due.sequence, paid.id);
-    } else {
-      const days = INSTALMENT_RETRY_DAYS[due.attempts];
-      const retryAt = days === undefined ? null : new Date(now.getTime() + days * 86_400_000);
-      await markInstalmentFailed(
-        tx,
-        due.id,
-        `${paid.errorCode ?? paid.status}: ${paid.errorMessage ?? ''}`.trim(),
-        retryAt,
-      );
-    }
-    await completeIfSettled(tx, s.id);
-    return true;
-  }
-
-  /** Charge one due instalment; false when none is due (or the next one's schedule is busy). */
+  /**
+   * Charge one due instalment: claim it with its Pending payment (one transaction), call the
+   * gateway outside any transaction, record the outcome (another). False when none is due (or
+   * the next one's schedule is busy being changed right now).
+   */
   async function chargeOne(): Promise<boolean> {
-    return db.transaction(async (tx) => {
+    const claim = await db.transaction(async (tx) => {
       const [due] = await claimDueInstalments(tx, deps.now(), 1);
-      if (!due) return false;
-      return charge(tx, due);
+      if (!due) return null;
+      const lock = await tryLockSchedule(tx, due.scheduleId);
+      if (lock === 'busy') return null;
+      if (lock === 'inactive') {
+        // Cannot happen through the API (pausing and cancelling move the instalments too): never charge it.
+        await markInstalmentFailed(tx, due.id, 'the schedule is not active', null);
+        return 'settled' as const;
+      }
+      const s = await loadScheduleForCharge(tx, due.scheduleId);
+      const caller = callerOf(s);
+      const gateway = await deps.gateways.forCaller(caller, tx);
+      const attempt = due.attempts + 1;
+      const recurring =
+        due.mode === 'Gateway' && s.gatewayRef ? { ref: s.gatewayRef, sequence: due.sequence } : null;
+      const instrument: Instrument = { method: s.method as PaymentMethodId, token: s.instrument.token ?? '' };
+      const claimed = await claimPayment(
+        tx,
+        deps,
+        {
+          caller,
+          amountMinor: due.amountMinor,
+          currency: s.currency as Currency,
+          method: s.method as PaymentMethodId,
+          instrument,
+          display: {
+            brand: s.instrument.brand,
+            last4: s.instrument.last4,
+            expiry: s.instrument.expiry,
+            cardHolderName: null,
+          },
+          parties: await partiesOf(tx, s),
+          paymentDate: deps.now().toISOString(),
+          note: s.note,
+          uniqueTransactionId: `${s.uniqueTransactionId}:${due.sequence}`,
+          isAnonymous: s.isAnonymous,
+          device: NO_DEVICE,
+          scheduleId: s.id,
+          instalmentSeq: due.sequence,
+          // An instalment's idempotency key is schedule + sequence (+ the attempt, for retries after a decline).
+          gatewayKey: `${s.org.guid}:schedule:${s.scheduleNum}:${due.sequence}:${attempt}`,
+          recurringRef: recurring?.ref ?? null,
+          sendWebhook: true,
+          purpose: { kind: 'instalment', instalmentId: due.id, scheduleId: s.id, attempts: due.attempts },
+        },
+        gateway?.name ?? 'None',
+      );
+      await markInstalmentCharging(tx, due.id, claimed.id);
+      return { claimed, gateway, instrument, recurring, due };
     });
+    if (claim === null) return false;
+    if (claim === 'settled') return true;
+    const { claimed, gateway, instrument, recurring, due } = claim;
+    const outcome = await sendPayment(deps, gateway, claimed, instrument, recurring);
+    if (outcome.kind === 'in_doubt') {
+      await leaveInDoubt(deps, claimed, outcome.reason);
+    } else if (outcome.kind === 'unreachable') {
+      // Nothing was charged: the instalment is due again shortly, and this was not an attempt.
+      await db.transaction(async (tx) => {
+        await releasePayment(tx, claimed.id);
+        await returnInstalment(tx, due.id, new Date(deps.now().getTime() + UNREACHABLE_RETRY_MS));
+      });
+    } else {
+      await db.transaction((tx) => finishInstalment(tx, deps, claimed, outcome.result));
+    }
+    return true;
   }
 
   /** Charge until nothing is due (tests call this after moving the clock). */

@@ -14,7 +14,9 @@ import { type Db, openDatabase } from '../db/database.ts';
 import { migrate } from '../db/migrations.ts';
 import { installationSecret } from '../db/server-state.ts';
 import type { Deps } from '../deps.ts';
-import { type Gateway, gatewayRegistry } from '../gateway/gateway.ts';
+import type { Gateway } from '../gateway/gateway.ts';
+import { type GatewayCallPolicy, gatewayCalls } from '../gateway/gateway-calls.ts';
+import { type GatewayRegistry, staticGatewayRegistry } from '../gateway/registry.ts';
 import { sandboxGateway } from '../gateway/sandbox-gateway.ts';
 import { createMetrics } from '../http/metrics.ts';
 
@@ -24,9 +26,13 @@ export const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.
 
 let pgReachable: Promise<boolean> | undefined;
 
-/** PGlite always; PostgreSQL too when it answers (CI has it at 127.0.0.1:5432). */
+/**
+ * PGlite always; PostgreSQL too when it answers. In CI (`CI=true`) PostgreSQL is required: its
+ * tests are kept and fail when it is absent, never skipped silently.
+ */
 export async function testDatabases(): Promise<DbKind[]> {
   if (process.env.TEST_DATABASES) return process.env.TEST_DATABASES.split(',') as DbKind[];
+  if (process.env.CI === 'true' || process.env.CI === '1') return ['pglite', 'postgres'];
   pgReachable ??= (async () => {
     const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 });
     try {
@@ -68,7 +74,16 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function createHarness(kind: DbKind, opts: { gateway?: Gateway } = {}): Promise<Harness> {
+export interface HarnessOptions {
+  /** The sandbox gateway (default: a fresh `sandboxGateway()`). */
+  gateway?: Gateway;
+  /** The registry (default: the sandbox for sandbox credentials, no production gateway). */
+  gateways?: (db: Db) => GatewayRegistry;
+  /** Gateway call policy (default: 5 s time-out, recovery may ask at once after it). */
+  calls?: Partial<GatewayCallPolicy>;
+}
+
+export async function createHarness(kind: DbKind, opts: HarnessOptions = {}): Promise<Harness> {
   const schema = `t_${randomBytes(6).toString('hex')}`;
   const db = await openDatabase(kind === 'postgres' ? { url: PG_URL, schema, poolSize: 60 } : { schema });
   await migrate(db);
@@ -80,7 +95,8 @@ export async function createHarness(kind: DbKind, opts: { gateway?: Gateway } = 
   };
   const deps: Deps = {
     db,
-    gateways: gatewayRegistry(opts.gateway ?? sandboxGateway(), null),
+    gateways: opts.gateways ? opts.gateways(db) : staticGatewayRegistry(opts.gateway ?? sandboxGateway()),
+    calls: gatewayCalls({ timeoutMs: 5_000, settleMs: 0, ...opts.calls }),
     now: () => clock.now,
     logger: pino({ level: 'silent' }),
     metrics: createMetrics(),

@@ -76,6 +76,7 @@ describe.each(await testDatabases())('SIGKILL during deliveries on %s', { timeou
 
     const succeeded = new Set<string>();
     for (let round = 0; round < 4; round++) {
+      let answered = 0;
       const charges = Array.from({ length: 40 }, (_, i) =>
         fetch(`${url}/v1/External/Charge`, {
           method: 'POST',
@@ -92,11 +93,15 @@ describe.each(await testDatabases())('SIGKILL during deliveries on %s', { timeou
         })
           .then((r) => r.json() as Promise<{ receiptNum: string; paymentStatus: string }>)
           .then((b) => {
+            answered++;
             if (b.paymentStatus === 'Success') succeeded.add(b.receiptNum);
           })
           .catch(() => {}),
       );
-      await new Promise((r) => setTimeout(r, 120 + round * 40));
+      // Kill while charges are in flight and deliveries have started: once the first charges of the
+      // round are answered (a freshly started process is slow to answer its first requests).
+      for (let i = 0; i < 200 && answered < 3; i++) await new Promise((r) => setTimeout(r, 10));
+      await new Promise((r) => setTimeout(r, 40 + round * 40));
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGKILL');
       await Promise.all(charges);

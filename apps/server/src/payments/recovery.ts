@@ -1,0 +1,191 @@
+/**
+ * In-doubt recovery: a payment left `Pending` (the gateway timed out, the connection broke after
+ * the request was sent, the process was killed mid-call) is neither Success nor lost. This worker,
+ * in every server instance, leases such payments (FOR UPDATE SKIP LOCKED, so instances never do
+ * the same one at once), asks the gateway what happened to that idempotency key (`lookup`), and
+ * records the outcome through the same step as a request would (the payment, its webhook, and
+ * what it was for: the Charge's idempotency answer, the schedule, the instalment). It never
+ * re-sends a charge: a gateway with no record of the key charged nothing, and the payment is
+ * recorded as not completed.
+ */
+import type { Currency } from '@kupah/contracts';
+import { ERROR_CODES } from '@kupah/contracts';
+import type { Deps } from '../deps.ts';
+import type { GatewayResult } from '../gateway/gateway.ts';
+import { completeSchedule } from '../schedules/schedule-service.ts';
+import { finishInstalment } from '../schedules/scheduler.ts';
+import { type ClaimedPayment, finishCharge, type PendingContext } from './payment-service.ts';
+import {
+  countPending,
+  leasePendingPayments,
+  type PendingPayment,
+  postponeRecovery,
+  releaseStalePendingSchedules,
+} from './repo.ts';
+
+export interface RecoveryOptions {
+  /** How often to look for payments to recover when there is nothing to do. */
+  pollMs?: number;
+  /** Payments leased at once by this instance. */
+  batch?: number;
+}
+
+/** Back-off between lookups of one payment while the gateway cannot tell: 30 s, 1, 2, 4 … ≤ 30 min. */
+export const recoveryBackoffMs = (attempts: number): number =>
+  Math.min(30_000 * 2 ** Math.max(0, attempts - 1), 30 * 60_000);
+
+export const NOT_COMPLETED: GatewayResult = {
+  status: 'Error',
+  gatewayRef: null,
+  token: null,
+  code: ERROR_CODES.PAYMENT_NOT_COMPLETED,
+  message: 'The gateway has no record of this payment: nothing was charged. Take the payment again.',
+};
+
+export function paymentRecovery(deps: Deps, opts: RecoveryOptions = {}) {
+  const pollMs = opts.pollMs ?? 5000;
+  const batch = opts.batch ?? 20;
+  const { db, logger, metrics } = deps;
+  const lease = () => deps.calls.policy.timeoutMs + deps.calls.policy.settleMs;
+  let stopped = true;
+  let loop: Promise<void> | null = null;
+  let wake: (() => void) | null = null;
+
+  async function postpone(p: PendingPayment, note: string): Promise<'postponed'> {
+    await postponeRecovery(
+      db,
+      p.id,
+      new Date(deps.now().getTime() + recoveryBackoffMs(p.recoveryAttempts)),
+      note,
+    );
+    logger.warn(
+      { receiptNum: p.receiptNum, attempts: p.recoveryAttempts, note },
+      'pending payment not resolved yet',
+    );
+    return 'postponed';
+  }
+
+  /** Resolve one leased payment: its outcome as recorded, or 'postponed'. */
+  async function recoverOne(p: PendingPayment): Promise<GatewayResult['status'] | 'postponed' | 'raced'> {
+    const context = p.context as PendingContext | null;
+    if (!context) return postpone(p, 'no pending context');
+    const gateway = await deps.gateways.forCaller({
+      sandbox: context.sandbox,
+      org: { id: p.orgId, gatewayRev: p.orgGatewayRev },
+    });
+    let result: GatewayResult;
+    if (p.gatewayName === 'None') {
+      result = NOT_COMPLETED;
+    } else {
+      if (!gateway || gateway.name !== p.gatewayName) {
+        return postpone(p, `the organisation's gateway is no longer ${p.gatewayName}: cannot ask it`);
+      }
+      const outcome = await deps.calls.call(p.orgId, gateway.name, (signal) =>
+        gateway.lookup(
+          {
+            idempotencyKey: p.gatewayKey,
+            kind: 'authorize',
+            amountMinor: p.amountMinor,
+            currency: p.currency as Currency,
+            sentAt: p.sentAt,
+          },
+          { signal },
+        ),
+      );
+      if (outcome.kind !== 'answered') return postpone(p, `lookup failed: ${outcome.reason}`);
+      result = outcome.result ?? NOT_COMPLETED;
+    }
+    const claimed: ClaimedPayment = {
+      id: p.id,
+      orgId: p.orgId,
+      receiptNum: p.receiptNum,
+      amountMinor: p.amountMinor,
+      currency: p.currency as Currency,
+      gatewayKey: p.gatewayKey,
+      sentAt: p.sentAt,
+      context,
+    };
+    const purpose = context.purpose;
+    let recorded = true;
+    if (purpose.kind === 'charge') {
+      recorded = (await db.transaction((tx) => finishCharge(tx, deps, claimed, result))) !== null;
+    } else if (purpose.kind === 'instalment') {
+      await db.transaction((tx) => finishInstalment(tx, deps, claimed, result));
+    } else {
+      recorded = (await completeSchedule(deps, purpose.finish, gateway, claimed, result, null)) !== null;
+    }
+    if (!recorded) return 'raced';
+    metrics.paymentsRecovered.inc({ status: result.status });
+    logger.info(
+      { receiptNum: p.receiptNum, status: result.status, code: result.code, attempts: p.recoveryAttempts },
+      'pending payment resolved by recovery',
+    );
+    return result.status;
+  }
+
+  /** One pass: lease what is due, resolve it; returns how many payments were leased. */
+  async function runOnce(): Promise<number> {
+    const now = deps.now();
+    const leased = await leasePendingPayments(db, now, new Date(now.getTime() + lease()), batch);
+    await Promise.all(
+      leased.map((p) =>
+        recoverOne(p).catch((err) => {
+          logger.error({ receiptNum: p.receiptNum, err: String(err) }, 'payment recovery failed');
+        }),
+      ),
+    );
+    await db.transaction((tx) => releaseStalePendingSchedules(tx, lease(), batch));
+    const pending = await countPending(db);
+    metrics.paymentsPending.set(pending.total);
+    return leased.length;
+  }
+
+  /** Resolve everything that is due now (tests call this after moving the clock). */
+  async function drain(): Promise<number> {
+    let n = 0;
+    for (;;) {
+      const k = await runOnce();
+      n += k;
+      if (k < batch) return n;
+    }
+  }
+
+  async function run(): Promise<void> {
+    while (!stopped) {
+      let n = 0;
+      try {
+        n = await runOnce();
+      } catch (err) {
+        logger.error({ err: String(err) }, 'payment recovery');
+      }
+      if (stopped) break;
+      if (n >= batch) continue;
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(done, pollMs);
+        function done() {
+          clearTimeout(t);
+          wake = null;
+          resolve();
+        }
+        wake = done;
+      });
+    }
+  }
+
+  return {
+    runOnce,
+    drain,
+    recoverOne,
+    start() {
+      if (!stopped) return;
+      stopped = false;
+      loop = run();
+    },
+    async stop() {
+      stopped = true;
+      wake?.();
+      await loop;
+    },
+  };
+}
+export type PaymentRecovery = ReturnType<typeof paymentRecovery>;
