@@ -2,6 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { KEY_FORMAT, parseKeyMaterial } from './secrets/key-encryption.ts';
+
+/** A key-encryption key: 32 bytes as base64 or hex (the message never repeats the value). */
+const masterKey = z
+  .string()
+  .optional()
+  .transform((s) => (s === undefined || s.trim() === '' ? undefined : s.trim()))
+  .refine((s) => s === undefined || parseKeyMaterial(s) !== null, KEY_FORMAT);
 
 const env = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8787),
@@ -39,6 +47,32 @@ const env = z.object({
     .transform((v) => v !== '0' && v !== 'false'),
   /** How often the recurring scheduler looks for due instalments when idle. */
   SCHEDULER_POLL_MS: z.coerce.number().int().min(50).max(3_600_000).default(30_000),
+  /**
+   * The key-encryption key sealing secrets kept in the database (organisations' gateway keys).
+   * Unset: generated once into DATA_DIR/master-key (mode 600).
+   */
+  KUPAH_MASTER_KEY: masterKey,
+  /** The key before the last rotation: still opens values sealed under it (until `secrets rewrap`). */
+  KUPAH_MASTER_KEY_PREVIOUS: masterKey,
+  /** A gateway call with no answer after this long is aborted; its payment stays Pending for recovery. */
+  GATEWAY_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
+  /** How long after an in-doubt call recovery first asks the gateway what happened. */
+  GATEWAY_SETTLE_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+  /** Gateway calls in flight at once for one organisation. */
+  GATEWAY_CONCURRENCY_PER_ORG: z.coerce.number().int().min(1).max(100_000).default(256),
+  /** Gateway calls in flight at once to one gateway, all organisations together. */
+  GATEWAY_CONCURRENCY: z.coerce.number().int().min(1).max(100_000).default(1024),
+  /** 0 disables this instance's payment recovery worker (another instance recovers). */
+  RECOVERY: z
+    .enum(['0', '1', 'true', 'false', ''])
+    .default('1')
+    .transform((v) => v !== '0' && v !== 'false'),
+  /** How often the recovery worker looks for pending payments when idle. */
+  RECOVERY_POLL_MS: z.coerce.number().int().min(50).max(3_600_000).default(5_000),
+  /** Sandbox gateway only: the time every call takes (e.g. 300 for a typical card authorisation). */
+  SANDBOX_GATEWAY_LATENCY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
+  /** Sandbox gateway only: `lost=0.05,timeout=0.01,unreachable=0.01,http-500=0.01`, or `hang`. */
+  SANDBOX_GATEWAY_FAULTS: z.string().optional(),
   /** 0 disables this instance's webhook dispatcher (another instance sends). */
   WEBHOOK_DISPATCHER: z
     .enum(['0', '1', 'true', 'false', ''])

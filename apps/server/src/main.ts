@@ -12,12 +12,15 @@ import { openDatabase } from './db/database.ts';
 import { migrate } from './db/migrations.ts';
 import { installationSecret } from './db/server-state.ts';
 import type { Deps } from './deps.ts';
-import { gatewayRegistry } from './gateway/gateway.ts';
-import { sandboxGateway } from './gateway/sandbox-gateway.ts';
+import { gatewayCalls } from './gateway/gateway-calls.ts';
+import { createGatewayRegistry } from './gateway/registry.ts';
+import { parseSandboxFaults, sandboxGateway } from './gateway/sandbox-gateway.ts';
 import { createMetrics } from './http/metrics.ts';
 import { purgeKeys } from './idempotency/repo.ts';
 import { countOrgs } from './orgs/repo.ts';
+import { paymentRecovery } from './payments/recovery.ts';
 import { recurringScheduler } from './schedules/scheduler.ts';
+import { loadKeyEncryptionKey } from './secrets/key-encryption.ts';
 import { webhookDispatcher } from './webhooks/dispatcher.ts';
 
 /** Paths pino removes from every log line, wherever card data or credentials could appear. */
@@ -78,9 +81,23 @@ async function main() {
     );
   }
 
+  const kek = loadKeyEncryptionKey(config);
+  const sandbox = sandboxGateway({
+    journalFile: config.SANDBOX_GATEWAY_JOURNAL,
+    profile: {
+      latencyMs: config.SANDBOX_GATEWAY_LATENCY_MS,
+      faults: parseSandboxFaults(config.SANDBOX_GATEWAY_FAULTS),
+    },
+  });
   const deps: Deps = {
     db,
-    gateways: gatewayRegistry(sandboxGateway({ journalFile: config.SANDBOX_GATEWAY_JOURNAL }), null),
+    gateways: createGatewayRegistry({ db, sandbox, kek, logger }),
+    calls: gatewayCalls({
+      timeoutMs: config.GATEWAY_TIMEOUT_MS,
+      settleMs: config.GATEWAY_SETTLE_MS,
+      perOrg: config.GATEWAY_CONCURRENCY_PER_ORG,
+      perGateway: config.GATEWAY_CONCURRENCY,
+    }),
     now: clock(config.KUPAH_CLOCK_FILE),
     logger,
     metrics: createMetrics(),
@@ -93,6 +110,8 @@ async function main() {
   if (config.WEBHOOK_DISPATCHER) await dispatcher.start();
   const scheduler = recurringScheduler(deps, { pollMs: config.SCHEDULER_POLL_MS });
   if (config.SCHEDULER) scheduler.start();
+  const recovery = paymentRecovery(deps, { pollMs: config.RECOVERY_POLL_MS });
+  if (config.RECOVERY) recovery.start();
 
   let ready = true;
   const terminalDir =
@@ -127,6 +146,7 @@ async function main() {
     force.unref();
     server.close(async () => {
       await scheduler.stop().catch(() => {});
+      await recovery.stop().catch(() => {});
       await dispatcher.stop().catch(() => {});
       await db.close().catch(() => {});
       logger.info('stopped');

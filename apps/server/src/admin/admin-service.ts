@@ -1,11 +1,22 @@
 /** Organisation, credential and settings management behind the admin API (and so the admin CLI). */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Currency } from '@kupah/contracts';
-import { CURRENCIES } from '@kupah/contracts';
+import { CURRENCIES, ERROR_CODES } from '@kupah/contracts';
 import { hashCredential, maskCredential, newApiKey, newSourceGuid } from '../auth/credentials.ts';
 import { insertApiKey, insertSource, revokeCredential, type SourceKind } from '../auth/repo.ts';
-import type { Db } from '../db/database.ts';
-import { notFound } from '../http/errors.ts';
+import type { Db, Sql } from '../db/database.ts';
+import { GATEWAY_PROVIDERS, type GatewayRegistry, kekOf } from '../gateway/registry.ts';
+import {
+  countSealedByKek,
+  deleteOrgGateway,
+  findOrgGateway,
+  insertAdminEvent,
+  lockSealedGatewayKeys,
+  orgGatewayAad,
+  updateSealedGatewayKey,
+  upsertOrgGateway,
+} from '../gateway/repo.ts';
+import { ApiError, notFound } from '../http/errors.ts';
 import {
   deleteWebhookEndpoint,
   findOrgByGuid,
@@ -17,6 +28,7 @@ import {
   type WebhookKind,
 } from '../orgs/repo.ts';
 import type { OrgSettings } from '../orgs/settings.ts';
+import { listPendingPayments } from '../payments/repo.ts';
 import {
   listAdminEvents,
   listAttempts,
@@ -59,6 +71,13 @@ export async function requireOrg(db: Db, guid: string): Promise<Org> {
   const org = await findOrgByGuid(db, guid);
   if (!org) throw notFound(`Organisation ${guid}`);
   return org;
+}
+
+/** An organisation's payments being confirmed with the gateway (Pending), oldest first. */
+export async function pendingPayments(db: Db, orgGuid: string) {
+  const org = await requireOrg(db, orgGuid);
+  const payments = await listPendingPayments(db, org.id, 500);
+  return { orgGuid: org.guid, count: payments.length, payments };
 }
 
 export async function createApiKey(db: Db, orgGuid: string, sandbox: boolean, name: string | null) {
@@ -104,8 +123,19 @@ export const newWebhookSecret = (): string => `whsec_${randomBytes(24).toString(
 
 export async function updateSettings(db: Db, orgGuid: string, patch: SettingsPatch) {
   return db.transaction(async (tx) => {
-    const org = await findOrgByGuid(tx, orgGuid);
+    // Locked: a gateway configured at the same moment cannot slip past the schedule-mode check.
+    const org = await findOrgByGuid(tx, orgGuid, { forUpdate: true });
     if (!org) throw notFound(`Organisation ${orgGuid}`);
+    if (patch.settings?.scheduleMode === 'Gateway') {
+      const gateway = await findOrgGateway(tx, org.id);
+      const provider = gateway ? GATEWAY_PROVIDERS[gateway.provider] : undefined;
+      if (gateway && provider?.runsRecurrences !== true) {
+        const message = `${provider?.label ?? gateway.provider} does not run recurrences for us; use Internal`;
+        throw new ApiError(400, ERROR_CODES.VALIDATION_FAILED, `scheduleMode Gateway: ${message}`, [
+          { field: 'scheduleMode', message },
+        ]);
+      }
+    }
     const settings = { ...org.settings, ...patch.settings };
     const updated = await updateOrg(tx, org.id, { currencies: patch.currencies, settings });
     const secrets: Partial<Record<WebhookKind, { url: string; secret: string }>> = {};
@@ -119,6 +149,7 @@ export async function updateSettings(db: Db, orgGuid: string, patch: SettingsPat
       currencies: updated.currencies,
       settings: updated.settings,
       webhooks: await listWebhookEndpoints(tx, org.id),
+      gateway: await findOrgGateway(tx, org.id),
       ...(Object.keys(secrets).length > 0 ? { webhookSecrets: secrets } : {}),
     };
   });
@@ -132,7 +163,152 @@ export async function describeOrg(db: Db, orgGuid: string) {
     currencies: org.currencies,
     settings: org.settings,
     webhooks: await listWebhookEndpoints(db, org.id),
+    /** `{ provider, url, keyLast4 }` (never the key), or null: production credentials reach no gateway. */
+    gateway: await findOrgGateway(db, org.id),
   };
+}
+
+// --- gateways and sealed secrets ---------------------------------------------------------------------
+
+/** `provider: 'none'` removes the organisation's gateway. */
+export type GatewayChange = { provider: 'none' } | { provider: string; key: string; url: string | null };
+
+function requireKek(gateways: GatewayRegistry) {
+  const kek = kekOf(gateways);
+  if (!kek) {
+    throw new ApiError(
+      503,
+      ERROR_CODES.INTERNAL,
+      'This server has no key-encryption key (its gateway registry is not per organisation): gateways cannot be configured',
+    );
+  }
+  return kek;
+}
+
+/**
+ * Configure (or remove) the gateway of an organisation's production credentials. The key is stored
+ * sealed and answered only as its last 4 characters; every instance sees the change on its next
+ * request (`gateway_rev`).
+ */
+export async function setOrgGateway(
+  db: Db,
+  gateways: GatewayRegistry,
+  orgGuid: string,
+  change: GatewayChange,
+  now: Date,
+) {
+  const kek = requireKek(gateways);
+  return db.transaction(async (tx) => {
+    const org = await findOrgByGuid(tx, orgGuid, { forUpdate: true });
+    if (!org) throw notFound(`Organisation ${orgGuid}`);
+    if (change.provider === 'none') {
+      const removed = await deleteOrgGateway(tx, org.id);
+      if (removed) await insertAdminEvent(tx, org.id, 'gateway_removed', { provider: removed.provider });
+      return { orgGuid: org.guid, provider: null, url: null, keyLast4: null, updatedAt: now.toISOString() };
+    }
+    if (!('key' in change)) throw new Error('a gateway change names a key');
+    const provider = Object.hasOwn(GATEWAY_PROVIDERS, change.provider)
+      ? GATEWAY_PROVIDERS[change.provider]
+      : undefined;
+    if (!provider) {
+      const names = ['none', ...Object.keys(GATEWAY_PROVIDERS)].join(', ');
+      throw new ApiError(400, ERROR_CODES.VALIDATION_FAILED, `provider must be one of ${names}`, [
+        { field: 'provider', message: `must be one of ${names}` },
+      ]);
+    }
+    if (org.settings.scheduleMode === 'Gateway' && !provider.runsRecurrences) {
+      const message =
+        `${provider.label} does not run recurrences for us, and this organisation's scheduleMode is ` +
+        'Gateway: set it to Internal first (org settings --schedule-mode Internal)';
+      throw new ApiError(400, ERROR_CODES.VALIDATION_FAILED, message, [{ field: 'provider', message }]);
+    }
+    const keyLast4 = change.key.slice(-4);
+    const stored = await upsertOrgGateway(
+      tx,
+      org.id,
+      {
+        provider: change.provider,
+        url: change.url,
+        keySealed: kek.seal(change.key, orgGatewayAad(org.id)),
+        keyLast4,
+        kekId: kek.id,
+      },
+      now,
+    );
+    await insertAdminEvent(tx, org.id, 'gateway_configured', {
+      provider: change.provider,
+      url: change.url,
+      keyLast4,
+      kekId: kek.id,
+    });
+    return {
+      orgGuid: org.guid,
+      provider: change.provider,
+      url: change.url,
+      keyLast4,
+      updatedAt: stored.updatedAt.toISOString(),
+    };
+  });
+}
+
+async function sealedCounts(sql: Sql, kek: { id: string; previousId: string | null }) {
+  const byKek = await countSealedByKek(sql);
+  const n = (id: string | null) => (id === null ? 0 : (byKek[id] ?? 0));
+  const total = Object.values(byKek).reduce((a, b) => a + b, 0);
+  return {
+    sealed: total,
+    underCurrent: n(kek.id),
+    underPrevious: n(kek.previousId),
+    underUnknownKey: total - n(kek.id) - n(kek.previousId),
+  };
+}
+
+/** Which key-encryption keys the server holds (their ids) and how many values each seals. */
+export async function secretsStatus(db: Db, gateways: GatewayRegistry) {
+  const kek = requireKek(gateways);
+  return { kekId: kek.id, previousKekId: kek.previousId, ...(await sealedCounts(db, kek)) };
+}
+
+/**
+ * Re-seal every stored secret under the current KEK (after a rotation, with the old key as
+ * KUPAH_MASTER_KEY_PREVIOUS). All or nothing: when one value does not open, nothing is changed.
+ */
+export async function rewrapSecrets(db: Db, gateways: GatewayRegistry) {
+  const kek = requireKek(gateways);
+  return db.transaction(async (tx) => {
+    const rows = await lockSealedGatewayKeys(tx);
+    const resealed: { orgId: number; keySealed: string }[] = [];
+    const unreadable = new Map<string, number>();
+    for (const r of rows) {
+      if (r.kekId === kek.id) continue;
+      const aad = orgGatewayAad(r.orgId);
+      try {
+        resealed.push({ orgId: r.orgId, keySealed: kek.seal(kek.open(r.keySealed, aad), aad) });
+      } catch {
+        unreadable.set(r.kekId, (unreadable.get(r.kekId) ?? 0) + 1);
+      }
+    }
+    if (unreadable.size > 0) {
+      const n = [...unreadable.values()].reduce((a, b) => a + b, 0);
+      const ids = [...unreadable.keys()].join(', ');
+      throw new ApiError(
+        409,
+        ERROR_CODES.INVALID_STATE,
+        `${n} of ${rows.length} sealed values do not open (sealed under ${ids}; the current key is ${kek.id}, ` +
+          `KUPAH_MASTER_KEY_PREVIOUS is ${kek.previousId ?? 'not set'}): nothing was changed`,
+      );
+    }
+    for (const r of resealed) await updateSealedGatewayKey(tx, r.orgId, r.keySealed, kek.id);
+    if (resealed.length > 0) {
+      await insertAdminEvent(tx, null, 'secrets_rewrapped', { kekId: kek.id, rewrapped: resealed.length });
+    }
+    return {
+      kekId: kek.id,
+      rewrapped: resealed.length,
+      alreadyCurrent: rows.length - resealed.length,
+      ...(await sealedCounts(tx, kek)),
+    };
+  });
 }
 
 // --- webhook operations ----------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { createDevice, listOrgDevices, revokeOrgDevice } from '../devices/device-service.ts';
 import { listKeys, retireKey, rotateKey } from '../devices/envelope-keys.ts';
+import { GATEWAY_PROVIDERS } from '../gateway/registry.ts';
 import type { AppEnv } from '../http/env.ts';
 import { ApiError, fromZod } from '../http/errors.ts';
 import { isValidTimeZone } from '../orgs/settings.ts';
@@ -20,9 +21,14 @@ import {
   deliveries,
   deliveryAttempts,
   describeOrg,
+  type GatewayChange,
+  pendingPayments,
   replay,
   revoke,
+  rewrapSecrets,
   rotate,
+  secretsStatus,
+  setOrgGateway,
   updateSettings,
 } from './admin-service.ts';
 
@@ -74,6 +80,44 @@ export const settingsPatch = z
   })
   .strict();
 
+/** A gateway's API key as the admin sends it (validation messages never repeat the value). */
+export const gatewayKey = z
+  .string()
+  .min(8, 'must be at least 8 characters')
+  .max(512, 'must be at most 512 characters')
+  .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
+
+/** `PUT /admin/orgs/:org/gateway`: a provider with its key (and endpoint), or `none` to remove it. */
+export const gatewayChange = z
+  .object({
+    provider: z.string().trim().min(1).max(64),
+    key: gatewayKey.optional(),
+    /** The provider's endpoint; absent or null: its production endpoint. */
+    url: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+      .max(2000)
+      .nullish(),
+  })
+  .strict()
+  .superRefine((b, ctx) => {
+    const names = ['none', ...Object.keys(GATEWAY_PROVIDERS)];
+    if (!names.includes(b.provider)) {
+      ctx.addIssue({ code: 'custom', path: ['provider'], message: `must be one of ${names.join(', ')}` });
+    } else if (b.provider === 'none') {
+      for (const k of ['key', 'url'] as const)
+        if (b[k] !== undefined && b[k] !== null)
+          ctx.addIssue({ code: 'custom', path: [k], message: 'is not taken with provider none' });
+    } else if (b.key === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['key'], message: `is required with provider ${b.provider}` });
+    }
+  })
+  .transform(
+    (b): GatewayChange =>
+      b.provider === 'none'
+        ? { provider: 'none' }
+        : { provider: b.provider, key: b.key!, url: b.url ?? null },
+  );
+
 function deliveryId(raw: string): number {
   if (!/^\d{1,15}$/.test(raw)) throw new ApiError(404, ERROR_CODES.NOT_FOUND, `No delivery ${raw}`);
   return Number(raw);
@@ -123,6 +167,12 @@ export function adminRoutes(adminToken: string) {
         await updateSettings(c.var.deps.db, c.req.param('org'), { currencies, webhooks, settings }),
       );
     })
+    .put('/orgs/:org/gateway', json(gatewayChange), async (c) => {
+      const { db, gateways, now } = c.var.deps;
+      return c.json(await setOrgGateway(db, gateways, c.req.param('org'), c.req.valid('json'), now()));
+    })
+    .get('/secrets', async (c) => c.json(await secretsStatus(c.var.deps.db, c.var.deps.gateways)))
+    .post('/secrets/rewrap', async (c) => c.json(await rewrapSecrets(c.var.deps.db, c.var.deps.gateways)))
     .post(
       '/orgs/:org/api-keys',
       json(z.object({ sandbox: z.boolean().default(false), name: str(256).nullish() })),
@@ -198,6 +248,9 @@ export function adminRoutes(adminToken: string) {
         const { db, now } = c.var.deps;
         return c.json(await createDevice(db, c.req.param('org'), name, sandbox, now()), 201);
       },
+    )
+    .get('/orgs/:org/payments/pending', async (c) =>
+      c.json(await pendingPayments(c.var.deps.db, c.req.param('org'))),
     )
     .get('/orgs/:org/devices', async (c) =>
       c.json(await listOrgDevices(c.var.deps.db, c.req.param('org'), c.var.deps.now())),

@@ -14,7 +14,7 @@ export interface Caller {
   org: Org;
 }
 
-const ORG_COLS = 'o.id AS org_id, o.guid, o.name AS org_name, o.currencies, o.settings';
+const ORG_COLS = 'o.id AS org_id, o.guid, o.name AS org_name, o.currencies, o.settings, o.gateway_rev';
 
 interface CallerRow {
   id: string | number;
@@ -27,6 +27,7 @@ interface CallerRow {
   org_name: string;
   currencies: string[];
   settings: unknown;
+  gateway_rev: string | number;
 }
 
 function toCaller(type: Caller['type'], r: CallerRow): Caller {
@@ -43,6 +44,7 @@ function toCaller(type: Caller['type'], r: CallerRow): Caller {
       name: r.org_name,
       currencies: r.currencies,
       settings: r.settings,
+      gateway_rev: r.gateway_rev,
     }),
   };
 }

@@ -1,10 +1,18 @@
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashCredential } from '../auth/credentials.ts';
+import { findApiKeyCaller } from '../auth/repo.ts';
+import type { Gateway, GatewayResult } from '../gateway/gateway.ts';
+import { createGatewayRegistry, type GatewayFactory, staticGatewayRegistry } from '../gateway/registry.ts';
+import { sandboxGateway } from '../gateway/sandbox-gateway.ts';
+import { keyEncryptionKey } from '../secrets/key-encryption.ts';
 import { ADMIN_TOKEN, chargeBody, createHarness, type Harness } from '../testing/harness.ts';
 import { startReceiver } from '../testing/receiver.ts';
+import { startSolaEmulator } from '../testing/sola-emulator.ts';
 import { webhookDispatcher } from '../webhooks/dispatcher.ts';
 import { type CliIo, run } from './admin-cli.ts';
 
@@ -621,6 +629,9 @@ describe('admin CLI --help', () => {
     ['apikey', 'revoke', ['--org', '--key']],
     ['source', 'create', ['--org', '--name', '--kind', '--sandbox']],
     ['source', 'revoke', ['--org', '--source']],
+    ['org', 'gateway', ['--org', '--provider', '--key', '--url']],
+    ['secrets', 'status', []],
+    ['secrets', 'rewrap', []],
   ];
   const globals = ['--server', '--token', '--json', '--help'];
 
@@ -634,20 +645,411 @@ describe('admin CLI --help', () => {
     }
   });
 
-  it.each(['org', 'apikey', 'source'])('%s --help lists its commands and their flags', async (group) => {
-    const o = await cli([group, '--help']);
-    expect(o.code).toBe(0);
-    expect(o.stderr).toBe('');
-    for (const [g, name, flags] of commands.filter(([g]) => g === group)) {
-      expect(o.stdout).toContain(`${g} ${name}`);
-      for (const f of flags) expect(o.stdout).toContain(`${f} `);
-    }
-  });
+  it.each(['org', 'apikey', 'source', 'secrets'])(
+    '%s --help lists its commands and their flags',
+    async (group) => {
+      const o = await cli([group, '--help']);
+      expect(o.code).toBe(0);
+      expect(o.stderr).toBe('');
+      for (const [g, name, flags] of commands.filter(([g]) => g === group)) {
+        expect(o.stdout).toContain(`${g} ${name}`);
+        for (const f of flags) expect(o.stdout).toContain(`${f} `);
+      }
+    },
+  );
 
   it('--help alone lists every command', async () => {
     const o = await cli(['-h']);
     expect(o.code).toBe(0);
     for (const [g, name] of commands) expect(o.stdout).toContain(`${g} ${name}`);
     for (const f of globals) expect(o.stdout).toContain(f);
+  });
+});
+
+describe('admin CLI: org gateway and secrets', () => {
+  let h: Harness;
+  let url: string;
+  /** Every key given to the CLI in this block: none may ever appear in any output. */
+  const keys: string[] = [];
+  const outputs: string[] = [];
+  const newKey = () => {
+    const k = `sola_${randomBytes(16).toString('hex')}`;
+    keys.push(k);
+    return k;
+  };
+  const admin = async (...argv: string[]) => {
+    const o = await cli([...argv, '--server', url, '--token', ADMIN_TOKEN, '--json']);
+    outputs.push(o.stdout, o.stderr);
+    return o;
+  };
+  const oldKek = randomBytes(32);
+  const newKek = randomBytes(32);
+  const built: { key: string; url: string | null }[] = [];
+  const ok: GatewayResult = { status: 'Success', gatewayRef: null, token: null, code: null, message: null };
+  const providers: Record<string, GatewayFactory> = {
+    sola: (cfg) => {
+      built.push(cfg);
+      const g: Gateway & { cfg: typeof cfg } = {
+        name: 'Sola',
+        cfg,
+        authorize: async () => ok,
+        tokenize: async () => ok,
+        void: async () => ok,
+        lookup: async () => null,
+      };
+      return g;
+    },
+  };
+  const registry = (db: Harness['db'], current: Buffer, previous: Buffer | null = null) =>
+    createGatewayRegistry({
+      db,
+      sandbox: sandboxGateway(),
+      kek: keyEncryptionKey(current, previous),
+      providers,
+    });
+  /** As if the server were restarted with other keys. */
+  const useRegistry = (current: Buffer, previous: Buffer | null = null) => {
+    h.deps.gateways = registry(h.db, current, previous);
+  };
+
+  beforeAll(async () => {
+    h = await createHarness('pglite', { gateways: (db) => registry(db, oldKek) });
+    url = await h.listen();
+  });
+  afterAll(async () => {
+    await h?.close();
+    // The key was never printed, on stdout or stderr, by any command above.
+    expect(keys.length).toBeGreaterThan(5);
+    for (const out of outputs) for (const k of keys) expect(out).not.toContain(k);
+  });
+
+  const newOrg = async () => {
+    const o = await admin('org', 'create', '--name', 'Gateway Org');
+    expect(o.code).toBe(0);
+    const live = await admin('apikey', 'create', '--org', o.json.orgGuid);
+    return { orgGuid: o.json.orgGuid as string, liveKey: live.json.apiKey as string };
+  };
+  const gatewayOf = async (apiKey: string) => {
+    const caller = await findApiKeyCaller(h.db, hashCredential(apiKey));
+    return (await h.deps.gateways.forCaller(caller!)) as (Gateway & { cfg: { key: string } }) | null;
+  };
+
+  it('org gateway sets Sola: answers the last 4 only; org show and org settings show it; production reaches it', async () => {
+    const { orgGuid, liveKey } = await newOrg();
+    const key = newKey();
+    const set = await admin('org', 'gateway', '--org', orgGuid, '--provider', 'sola', '--key', key);
+    expect(set.code).toBe(0);
+    expect(set.stderr).toBe('');
+    expect(set.stdout.trimEnd().split('\n')).toHaveLength(1);
+    expect(set.json).toEqual({
+      orgGuid,
+      provider: 'sola',
+      url: null,
+      keyLast4: key.slice(-4),
+      updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+
+    const show = await admin('org', 'show', '--org', orgGuid);
+    expect(show.json.gateway).toEqual({ provider: 'sola', url: null, keyLast4: key.slice(-4) });
+    const settings = await admin('org', 'settings', '--org', orgGuid, '--il', 'true');
+    expect(settings.code).toBe(0);
+    expect(settings.json.gateway).toEqual({ provider: 'sola', url: null, keyLast4: key.slice(-4) });
+
+    // Stored sealed; the production credential now reaches a Sola gateway built with the key.
+    const [row] = await h.db.query<{ key_sealed: string }>(
+      'SELECT g.key_sealed FROM org_gateways g JOIN orgs o ON o.id = g.org_id WHERE o.guid = $1',
+      [orgGuid],
+    );
+    expect(row!.key_sealed).not.toContain(key);
+    expect((await gatewayOf(liveKey))?.cfg).toEqual({ key, url: null });
+
+    // --url points the adapter at another endpoint (an emulator); Provider names are case-insensitive.
+    const other = newKey();
+    const moved = await admin(
+      'org',
+      'gateway',
+      '--org',
+      orgGuid,
+      '--provider',
+      'Sola',
+      '--key',
+      other,
+      '--url',
+      'http://127.0.0.1:8999/gatewayjson',
+    );
+    expect(moved.code).toBe(0);
+    expect(moved.json).toMatchObject({ provider: 'sola', url: 'http://127.0.0.1:8999/gatewayjson' });
+    expect((await gatewayOf(liveKey))?.cfg).toEqual({ key: other, url: 'http://127.0.0.1:8999/gatewayjson' });
+  });
+
+  it('--provider none removes it: org show says null, production reaches no gateway; both are admin events', async () => {
+    const { orgGuid, liveKey } = await newOrg();
+    const key = newKey();
+    await admin('org', 'gateway', '--org', orgGuid, '--provider', 'sola', '--key', key);
+    const removed = await admin('org', 'gateway', '--org', orgGuid, '--provider', 'none');
+    expect(removed.code).toBe(0);
+    expect(removed.json).toMatchObject({ orgGuid, provider: null, url: null, keyLast4: null });
+    expect((await admin('org', 'show', '--org', orgGuid)).json.gateway).toBeNull();
+    expect(await gatewayOf(liveKey)).toBeNull();
+    // The sandbox credential of the org is unaffected throughout.
+    const sandboxCaller = await findApiKeyCaller(h.db, hashCredential(liveKey));
+    expect((await h.deps.gateways.forCaller({ ...sandboxCaller!, sandbox: true }))?.name).not.toBe('Sola');
+
+    const events = await admin('webhook', 'events', '--org', orgGuid);
+    expect(events.json.events.map((e: { kind: string }) => e.kind)).toEqual([
+      'gateway_removed',
+      'gateway_configured',
+    ]);
+    expect(events.json.events[1].detail).toMatchObject({
+      provider: 'sola',
+      url: null,
+      keyLast4: key.slice(-4),
+    });
+  });
+
+  it.each([
+    [['--provider', 'stripe', '--key', 'k'.repeat(12)], /--provider must be none or sola \(got "stripe"\)/],
+    [['--provider', 'sola'], /--key is required with --provider sola/],
+    [['--provider', 'none', '--key', 'k'.repeat(12)], /--key and --url are not taken with --provider none/],
+    [['--provider', 'none', '--url', 'https://x.example'], /not taken with --provider none/],
+    [
+      ['--provider', 'sola', '--key', 'k'.repeat(12), '--url', 'ftp://x.example'],
+      /--url must be an http\(s\) URL/,
+    ],
+    [['--key', 'k'.repeat(12)], /--provider is required/],
+    [['--provider', 'sola', '--key'], /--key needs a value/],
+  ])('org gateway %j → exit 2, one line', async (argv, pattern) => {
+    expectUsageError(
+      await admin('org', 'gateway', '--org', '3f2b8c1e-6d4a-4c2e-9a57-0b1d2e3f4a5b', ...argv),
+      pattern,
+    );
+  });
+
+  it('a bad or stray key is refused without repeating it', async () => {
+    const org = '3f2b8c1e-6d4a-4c2e-9a57-0b1d2e3f4a5b';
+    const short = 'Qz7Short';
+    keys.push(short.slice(0, 7), 'has a space in it', 'StrayKeyValue123');
+    let o = await admin('org', 'gateway', '--org', org, '--provider', 'sola', '--key', short.slice(0, 7));
+    expectUsageError(o, /--key must be at least 8 characters$/m);
+    o = await admin('org', 'gateway', '--org', org, '--provider', 'sola', '--key', 'has a space in it');
+    expectUsageError(o, /--key must be printable ASCII without spaces$/m);
+    o = await admin('org', 'gateway', '--org', org, '--provider', 'sola', 'StrayKeyValue123');
+    expectUsageError(o, /unexpected argument \(not shown/);
+  });
+
+  it('the admin API refuses bad gateway bodies with 400, never echoing the key', async () => {
+    const key = newKey();
+    const path = `/orgs/${h.org.orgGuid}/gateway`;
+    for (const body of [
+      { provider: 'stripe', key },
+      { provider: 'sola' },
+      { provider: 'none', key },
+      { provider: 'sola', key, url: 'ftp://x.example' },
+      { provider: 'sola', key, extra: 1 },
+      { provider: 'sola', key: `${key} ${key}` },
+    ]) {
+      const r = await h.admin('PUT', path, body);
+      expect(r.status).toBe(400);
+      expect(r.body.error.errorCode).toBe('VALIDATION_FAILED');
+      expect(JSON.stringify(r.body)).not.toContain(key);
+    }
+    const unknown = await admin(
+      'org',
+      'gateway',
+      '--org',
+      '3f2b8c1e-6d4a-4c2e-9a57-0b1d2e3f4a5b',
+      '--provider',
+      'sola',
+      '--key',
+      newKey(),
+    );
+    expect(unknown.code).toBe(1);
+    expect(unknown.json.error.errorCode).toBe('NOT_FOUND');
+  });
+
+  it('schedule mode Gateway and a provider that does not run recurrences exclude each other', async () => {
+    // Gateway mode first: Sola is refused, and nothing is stored.
+    const a = await newOrg();
+    expect((await admin('org', 'settings', '--org', a.orgGuid, '--schedule-mode', 'Gateway')).code).toBe(0);
+    const refused = await admin(
+      'org',
+      'gateway',
+      '--org',
+      a.orgGuid,
+      '--provider',
+      'sola',
+      '--key',
+      newKey(),
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /^error: Sola does not run recurrences for us, and this organisation's scheduleMode is Gateway: set it to Internal first/,
+    );
+    expect(refused.json.error.errorCode).toBe('VALIDATION_FAILED');
+    expect((await admin('org', 'show', '--org', a.orgGuid)).json.gateway).toBeNull();
+
+    // Sola first: scheduleMode Gateway is refused with a clear 400; Internal is fine.
+    const b = await newOrg();
+    await admin('org', 'gateway', '--org', b.orgGuid, '--provider', 'sola', '--key', newKey());
+    const gatewayMode = await admin('org', 'settings', '--org', b.orgGuid, '--schedule-mode', 'gateway');
+    expect(gatewayMode.code).toBe(1);
+    expect(gatewayMode.stderr).toBe(
+      'error: scheduleMode Gateway: Sola does not run recurrences for us; use Internal\n',
+    );
+    const direct = await h.admin('PATCH', `/orgs/${b.orgGuid}/settings`, { scheduleMode: 'Gateway' });
+    expect(direct.status).toBe(400);
+    expect(direct.body.error.fields).toEqual([
+      { field: 'scheduleMode', message: 'Sola does not run recurrences for us; use Internal' },
+    ]);
+    const internal = await admin('org', 'settings', '--org', b.orgGuid, '--schedule-mode', 'Internal');
+    expect(internal.code).toBe(0);
+    expect(internal.json.settings.scheduleMode).toBe('Internal');
+    // Once the gateway is removed, Gateway mode is allowed again (the sandbox runs recurrences).
+    await admin('org', 'gateway', '--org', b.orgGuid, '--provider', 'none');
+    expect((await admin('org', 'settings', '--org', b.orgGuid, '--schedule-mode', 'Gateway')).code).toBe(0);
+  });
+
+  it('secrets rewrap re-seals every key under the current KEK after a rotation; all or nothing', async () => {
+    const orgs = [await newOrg(), await newOrg()];
+    const orgKeys = [newKey(), newKey()];
+    for (const [i, o] of orgs.entries())
+      await admin('org', 'gateway', '--org', o.orgGuid, '--provider', 'sola', '--key', orgKeys[i]!);
+    const before = await admin('secrets', 'status');
+    expect(before.code).toBe(0);
+    const oldId = keyEncryptionKey(oldKek).id;
+    const newId = keyEncryptionKey(newKek).id;
+    expect(before.json).toMatchObject({
+      kekId: oldId,
+      previousKekId: null,
+      underPrevious: 0,
+      underUnknownKey: 0,
+    });
+    const total = before.json.sealed as number;
+    expect(before.json.underCurrent).toBe(total);
+    expect(total).toBeGreaterThanOrEqual(2);
+
+    // Restarted with a new KUPAH_MASTER_KEY and the old one as KUPAH_MASTER_KEY_PREVIOUS.
+    useRegistry(newKek, oldKek);
+    expect((await gatewayOf(orgs[0]!.liveKey))?.cfg.key).toBe(orgKeys[0]);
+    expect((await admin('secrets', 'status')).json).toMatchObject({
+      kekId: newId,
+      previousKekId: oldId,
+      sealed: total,
+      underCurrent: 0,
+      underPrevious: total,
+    });
+    const rewrap = await admin('secrets', 'rewrap');
+    expect(rewrap.code).toBe(0);
+    expect(rewrap.json).toEqual({
+      kekId: newId,
+      rewrapped: total,
+      alreadyCurrent: 0,
+      sealed: total,
+      underCurrent: total,
+      underPrevious: 0,
+      underUnknownKey: 0,
+    });
+    expect((await admin('secrets', 'rewrap')).json).toMatchObject({ rewrapped: 0, alreadyCurrent: total });
+
+    // The previous key can go: every key opens under the new one alone.
+    useRegistry(newKek);
+    for (const [i, o] of orgs.entries()) expect((await gatewayOf(o.liveKey))?.cfg.key).toBe(orgKeys[i]);
+
+    // A server started with an unrelated key changes nothing and says why.
+    useRegistry(randomBytes(32));
+    const sealedBefore = await h.db.query('SELECT org_id, key_sealed FROM org_gateways ORDER BY org_id');
+    const wrong = await admin('secrets', 'rewrap');
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(
+      new RegExp(
+        `^error: ${total} of ${total} sealed values do not open \\(sealed under ${newId};.*nothing was changed\\n$`,
+      ),
+    );
+    expect(await h.db.query('SELECT org_id, key_sealed FROM org_gateways ORDER BY org_id')).toEqual(
+      sealedBefore,
+    );
+    useRegistry(newKek);
+  });
+
+  it('a server whose registry holds no KEK refuses to configure gateways (503, one line)', async () => {
+    const saved = h.deps.gateways;
+    h.deps.gateways = staticGatewayRegistry(sandboxGateway());
+    try {
+      const o = await admin(
+        'org',
+        'gateway',
+        '--org',
+        h.org.orgGuid,
+        '--provider',
+        'sola',
+        '--key',
+        newKey(),
+      );
+      expect(o.code).toBe(1);
+      expect(o.stderr).toMatch(/^error: This server has no key-encryption key/);
+      expect((await admin('secrets', 'rewrap')).code).toBe(1);
+    } finally {
+      h.deps.gateways = saved;
+    }
+  });
+});
+
+describe('admin CLI: a production charge goes to the Sola gateway configured with org gateway', () => {
+  it('Sola (an emulator) charges production; the sandbox stays the sandbox; none → GATEWAY_NOT_CONFIGURED', async () => {
+    const sola = await startSolaEmulator({ key: `sola_${randomBytes(12).toString('hex')}` });
+    const h = await createHarness('pglite', {
+      gateways: (db) =>
+        createGatewayRegistry({ db, sandbox: sandboxGateway(), kek: keyEncryptionKey(randomBytes(32)) }),
+    });
+    try {
+      const url = await h.listen();
+      const admin = async (...argv: string[]) => {
+        const o = await cli([...argv, '--server', url, '--token', ADMIN_TOKEN, '--json']);
+        expect(o.stdout + o.stderr).not.toContain(sola.key);
+        return o;
+      };
+      const { orgGuid, sourceGuid: sandboxSource } = (await admin('org', 'create', '--name', 'Live Org'))
+        .json;
+      const live = await admin('source', 'create', '--org', orgGuid, '--name', 'Web', '--kind', 'external');
+      const charge = (source: string) =>
+        h.request('POST', '/v1/External/Charge', chargeBody(h, { orgGUID: orgGuid }), {
+          authorization: source,
+        });
+
+      const before = await charge(live.json.sourceGuid);
+      expect(before.body).toMatchObject({
+        paymentStatus: 'Error',
+        error: { errorCode: 'GATEWAY_NOT_CONFIGURED' },
+      });
+
+      const set = await admin(
+        'org',
+        'gateway',
+        '--org',
+        orgGuid,
+        '--provider',
+        'sola',
+        '--key',
+        sola.key,
+        '--url',
+        sola.url,
+      );
+      expect(set.code).toBe(0);
+      const paid = await charge(live.json.sourceGuid);
+      expect(paid.status).toBe(200);
+      expect(paid.body.paymentStatus).toBe('Success');
+      expect(sola.charges()).toHaveLength(1);
+
+      expect((await charge(sandboxSource)).body.paymentStatus).toBe('Success');
+      expect(sola.charges()).toHaveLength(1);
+
+      await admin('org', 'gateway', '--org', orgGuid, '--provider', 'none');
+      const after = await charge(live.json.sourceGuid);
+      expect(after.body.error.errorCode).toBe('GATEWAY_NOT_CONFIGURED');
+      expect(sola.charges()).toHaveLength(1);
+    } finally {
+      await h.close();
+      await sola.close();
+    }
   });
 });

@@ -12,7 +12,8 @@ import { parseArgs } from 'node:util';
 import { CURRENCIES, SCHEDULE_HANDLING_MODES } from '@kupah/contracts';
 import { z } from 'zod';
 import type { describeOrg } from '../admin/admin-service.ts';
-import type { settingsPatch } from '../admin/routes.ts';
+import type { gatewayChange, settingsPatch } from '../admin/routes.ts';
+import { GATEWAY_PROVIDERS } from '../gateway/registry.ts';
 import { isValidTimeZone } from '../orgs/settings.ts';
 
 export interface CliIo {
@@ -143,6 +144,8 @@ interface Flag {
   /** Placeholder shown in usage; a flag without one is a switch (`--sandbox`). */
   value?: string;
   help: string;
+  /** Its value is never repeated in a message (a key). */
+  secret?: boolean;
 }
 type Flags = Record<string, Flag>;
 type Values<F extends Flags> = { [K in keyof F]: z.output<F[K]['schema']> };
@@ -163,6 +166,8 @@ const switchFlag = (help: string) => ({ schema: z.boolean().default(false), help
 const orgFlag = { schema: guid, value: 'GUID', help: 'the organisation (required)' };
 
 type SettingsPatch = z.input<typeof settingsPatch>;
+type GatewayChangeBody = z.input<typeof gatewayChange>;
+const PROVIDERS = ['none', ...Object.keys(GATEWAY_PROVIDERS)];
 type OrgView = Awaited<ReturnType<typeof describeOrg>>;
 
 const org = (g: string) => `/orgs/${encodeURIComponent(g)}`;
@@ -194,7 +199,7 @@ const COMMANDS: Record<string, { summary: string; commands: Record<string, Comma
           api('POST', '/orgs', { name: v.name, ...(v.currencies ? { currencies: v.currencies } : {}) }),
       }),
       show: command({
-        summary: 'Show an organisation: currencies, settings and webhook endpoints.',
+        summary: 'Show an organisation: currencies, settings, webhook endpoints and gateway.',
         flags: { org: orgFlag },
         run: (v, { api }) => api('GET', org(v.org)),
       }),
@@ -332,6 +337,55 @@ const COMMANDS: Record<string, { summary: string; commands: Record<string, Comma
           return api('PATCH', `${org(v.org)}/settings`, body);
         },
       }),
+      gateway: command({
+        summary:
+          "Set the gateway of the organisation's production credentials (the key is stored sealed and " +
+          'shown only as its last 4 characters), or remove it with --provider none.',
+        flags: {
+          org: orgFlag,
+          provider: {
+            schema: oneOf(PROVIDERS, PROVIDERS.join(' or ')),
+            value: 'NAME',
+            help: `${PROVIDERS.filter((p) => p !== 'none').join(', ')}, or none to remove the gateway (required)`,
+          },
+          key: {
+            schema: z
+              .string()
+              .trim()
+              .min(8, 'must be at least 8 characters')
+              .max(512, 'must be at most 512 characters')
+              .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
+              .optional(),
+            value: 'KEY',
+            secret: true,
+            help: "the provider's API key (required unless --provider none; never printed)",
+          },
+          url: {
+            schema: z
+              .string()
+              .trim()
+              .pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000))
+              .optional(),
+            value: 'URL',
+            help: "the provider's endpoint (default its production endpoint; e.g. an emulator's)",
+          },
+        },
+        run: (v, { api }) => {
+          let body: GatewayChangeBody;
+          if (v.provider === 'none') {
+            if (v.key !== undefined || v.url !== undefined) {
+              throw new UsageError('org gateway: --key and --url are not taken with --provider none');
+            }
+            body = { provider: 'none' };
+          } else {
+            if (v.key === undefined) {
+              throw new UsageError(`org gateway: --key is required with --provider ${v.provider}`);
+            }
+            body = { provider: v.provider, key: v.key, ...(v.url !== undefined ? { url: v.url } : {}) };
+          }
+          return api('PUT', `${org(v.org)}/gateway`, body);
+        },
+      }),
     },
   },
   apikey: {
@@ -382,6 +436,18 @@ const COMMANDS: Record<string, { summary: string; commands: Record<string, Comma
           source: { schema: text(), value: 'GUID', help: 'the sourceGuid to revoke (required)' },
         },
         run: (v, { api }) => api('POST', `${org(v.org)}/sources/revoke`, { sourceGuid: v.source }),
+      }),
+    },
+  },
+  payments: {
+    summary: 'payments being confirmed with the gateway (Pending: the outcome of the call is not known yet)',
+    commands: {
+      pending: command({
+        summary:
+          'List Pending payments, oldest first: since when, whether a request is still sending or the ' +
+          'outcome is in doubt, when recovery asks the gateway next, and what it last heard.',
+        flags: { org: orgFlag },
+        run: (v, { api }) => api('GET', `${org(v.org)}/payments/pending`),
       }),
     },
   },
@@ -508,6 +574,23 @@ const COMMANDS: Record<string, { summary: string; commands: Record<string, Comma
         summary: 'Admin events of the organisation (e.g. endpoints disabled).',
         flags: { org: orgFlag },
         run: (v, { api }) => api('GET', `${org(v.org)}/events`),
+      }),
+    },
+  },
+  secrets: {
+    summary: "secrets sealed under the server's key-encryption key (KUPAH_MASTER_KEY)",
+    commands: {
+      status: command({
+        summary: 'Show the key-encryption key ids and how many stored secrets each one seals.',
+        flags: {},
+        run: (_v, { api }) => api('GET', '/secrets'),
+      }),
+      rewrap: command({
+        summary:
+          'Re-seal every stored secret under the current key (after rotating; the old key as ' +
+          'KUPAH_MASTER_KEY_PREVIOUS); prints how many.',
+        flags: {},
+        run: (_v, { api }) => api('POST', '/secrets/rewrap'),
       }),
     },
   },
@@ -690,7 +773,7 @@ function validate(flags: Flags, raw: Record<string, unknown>, where: string): Re
     else if (value === undefined) problems.push(`--${name} is required`);
     else
       problems.push(
-        `--${name} ${r.error.issues[0]?.message ?? 'is not valid'} (got ${JSON.stringify(value)})`,
+        `--${name} ${r.error.issues[0]?.message ?? 'is not valid'}${f.secret ? '' : ` (got ${JSON.stringify(value)})`}`,
       );
   }
   if (problems.length > 0) throw new UsageError(`${where}: ${problems.join('; ')}`);
@@ -713,7 +796,12 @@ function parseFlags(args: string[], flags: Flags, where: string): Record<string,
       case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
         throw new UsageError(`${where}: unknown flag ${name} (see --help)`);
       case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
-        throw new UsageError(`${where}: unexpected argument ${/'([^']*)'/.exec(e.message)?.[1] ?? ''}`);
+        // With a secret flag on the line, the stray word may be the secret: not repeated.
+        throw new UsageError(
+          Object.values(flags).some((f) => f.secret)
+            ? `${where}: unexpected argument (not shown; give every value after its flag)`
+            : `${where}: unexpected argument ${/'([^']*)'/.exec(e.message)?.[1] ?? ''}`,
+        );
       case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
         throw new UsageError(
           flags[name.replace(/^-+/, '')]?.value

@@ -8,7 +8,16 @@ export interface Org {
   name: string;
   currencies: Currency[];
   settings: OrgSettings;
+  /**
+   * `orgs.gateway_rev` as read with the org: changes with every change of its gateway, so the
+   * gateway registry's cache notices another instance's change. -1 when the row was read without
+   * it (never matches a cached gateway: the registry then reads the gateway afresh).
+   */
+  gatewayRev: number;
 }
+
+/** The columns of `orgs` that `toOrg` reads. */
+export const ORG_COLUMNS = 'id, guid, name, currencies, settings, gateway_rev';
 
 interface OrgRow {
   id: string | number;
@@ -16,6 +25,7 @@ interface OrgRow {
   name: string;
   currencies: string[];
   settings: unknown;
+  gateway_rev?: string | number | null | undefined;
 }
 
 export function toOrg(r: OrgRow): Org {
@@ -25,21 +35,27 @@ export function toOrg(r: OrgRow): Org {
     name: r.name,
     currencies: r.currencies as Currency[],
     settings: orgSettings.parse(r.settings ?? {}),
+    gatewayRev: r.gateway_rev === undefined || r.gateway_rev === null ? -1 : Number(r.gateway_rev),
   };
 }
 
 export async function insertOrg(sql: Sql, guid: string, name: string, currencies: Currency[]): Promise<Org> {
   const [row] = await sql.query<OrgRow>(
-    'INSERT INTO orgs (guid, name, currencies) VALUES ($1, $2, $3) RETURNING id, guid, name, currencies, settings',
+    `INSERT INTO orgs (guid, name, currencies) VALUES ($1, $2, $3) RETURNING ${ORG_COLUMNS}`,
     [guid, name, currencies],
   );
   return toOrg(row!);
 }
 
-export async function findOrgByGuid(sql: Sql, guid: string): Promise<Org | null> {
+/** `forUpdate` (inside a transaction): lock the org row until commit. */
+export async function findOrgByGuid(
+  sql: Sql,
+  guid: string,
+  opts: { forUpdate?: boolean } = {},
+): Promise<Org | null> {
   if (!isGuid(guid)) return null;
   const [row] = await sql.query<OrgRow>(
-    'SELECT id, guid, name, currencies, settings FROM orgs WHERE guid = $1',
+    `SELECT ${ORG_COLUMNS} FROM orgs WHERE guid = $1${opts.forUpdate ? ' FOR UPDATE' : ''}`,
     [guid],
   );
   return row ? toOrg(row) : null;
@@ -52,7 +68,7 @@ export async function updateOrg(
 ): Promise<Org> {
   const [row] = await sql.query<OrgRow>(
     `UPDATE orgs SET currencies = COALESCE($2, currencies), settings = COALESCE($3::jsonb, settings)
-     WHERE id = $1 RETURNING id, guid, name, currencies, settings`,
+     WHERE id = $1 RETURNING ${ORG_COLUMNS}`,
     [orgId, patch.currencies ?? null, patch.settings ? JSON.stringify(patch.settings) : null],
   );
   return toOrg(row!);
