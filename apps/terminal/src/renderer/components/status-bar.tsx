@@ -1,11 +1,22 @@
 /**
  * On every screen: online or offline, what waits to be sent (count and total per currency),
- * sync progress, the last sync, the collector donations are attributed to, and the banners that
- * stop the cashier (device revoked, collector not chosen).
+ * what is being confirmed with the card processor, sync progress, the last sync, the collector
+ * donations are attributed to, and the banners that stop the cashier (device revoked, collector
+ * not chosen).
  */
+import type { Currency } from '@kupah/contracts';
 import { useTranslation } from 'react-i18next';
 import { dateTime, moneyTotals } from '../format/format.ts';
 import { useTerminal } from '../store/terminal-store.ts';
+
+type Totals = Partial<Record<Currency, number>>;
+
+/** `all` less `part`, per currency. */
+function without(all: Totals, part: Totals): Totals {
+  const out: Totals = {};
+  for (const [c, v] of Object.entries(all) as [Currency, number][]) out[c] = v - (part[c] ?? 0);
+  return out;
+}
 
 export function StatusBar({ collectorName }: { collectorName: string | null }) {
   const { t, i18n } = useTranslation();
@@ -15,6 +26,8 @@ export function StatusBar({ collectorName }: { collectorName: string | null }) {
   const local = useTerminal((s) => s.local);
   const lang = i18n.language;
   const syncing = status.phase === 'pushing' || status.phase === 'pulling';
+  // Items being confirmed have reached the server: they are counted apart, not as waiting to send.
+  const waiting = summary.pending - summary.confirming;
   return (
     <header className="status-bar" data-testid="status-bar">
       <div className="status-line" aria-live="polite">
@@ -27,13 +40,21 @@ export function StatusBar({ collectorName }: { collectorName: string | null }) {
           {status.online ? t('status.online') : t('status.offline')}
         </span>
         <span data-testid="queue-count">
-          {summary.pending > 0
+          {waiting > 0
             ? t('status.queued', {
-                count: summary.pending,
-                total: moneyTotals(summary.pendingTotals, lang),
+                count: waiting,
+                total: moneyTotals(without(summary.pendingTotals, summary.confirmingTotals), lang),
               })
             : t('status.nothingQueued')}
         </span>
+        {summary.confirming > 0 ? (
+          <span className="badge warning" data-testid="confirming-count">
+            {t('status.confirming', {
+              count: summary.confirming,
+              total: moneyTotals(summary.confirmingTotals, lang),
+            })}
+          </span>
+        ) : null}
         {summary.declined > 0 ? (
           <span className="badge declined" data-testid="declined-count">
             {t('status.declined', { count: summary.declined })}

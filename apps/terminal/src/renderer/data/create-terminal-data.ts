@@ -11,6 +11,7 @@ import type { TerminalBridge } from '@kupah/contracts';
 import { createDeviceApi } from '../sync/device-api.ts';
 import { defaultSyncLocks, type SyncLocks } from '../sync/sync-lock.ts';
 import { createSyncLoop, type OnlineEvents } from '../sync/sync-loop.ts';
+import { isBeingConfirmed } from './being-confirmed.ts';
 import { createDexieSyncStore } from './dexie-sync-store.ts';
 import { hashManagerPin, mergeLocalSettings, readLocalSettings } from './local-settings.ts';
 import { createOutboxChanges } from './outbox-changes.ts';
@@ -58,6 +59,12 @@ export interface TerminalDataOptions {
   pushTimeoutMs?: number;
   /** Time limit of pair and pull requests (default 30 s). */
   requestTimeoutMs?: number;
+  /** Pushes out at once during a sync run (default 3). */
+  pushesInFlight?: number;
+  /** Operations per push (default and at most 100). */
+  pushBatchSize?: number;
+  /** An item being confirmed is asked about again this long after its last attempt (default 30 s). */
+  confirmRecheckMs?: number;
 }
 
 /** `TerminalData` with every optional member present. */
@@ -103,6 +110,9 @@ export function createTerminalData(options: TerminalDataOptions): TerminalDataIn
     intervalMs: options.syncIntervalMs,
     platformOnline: options.online ?? navigatorOnline,
     events: windowEvents(),
+    maxPushesInFlight: options.pushesInFlight,
+    maxBatchOperations: options.pushBatchSize,
+    confirmRecheckMs: options.confirmRecheckMs,
   });
   const entry = createOutboxEntry({
     db,
@@ -166,7 +176,8 @@ export function createTerminalData(options: TerminalDataOptions): TerminalDataIn
         try {
           const row = await getRow(db, id);
           if (!row) finish(() => reject(new OutboxRefusal('INVALID', `There is no outbox item ${id}`)));
-          else if (final || isFinal(row.state)) finish(() => resolve(toItem(row)));
+          // Being confirmed: the server has answered for now; its outcome comes later.
+          else if (final || isFinal(row.state) || isBeingConfirmed(row)) finish(() => resolve(toItem(row)));
         } catch (err) {
           finish(() => reject(err));
         }

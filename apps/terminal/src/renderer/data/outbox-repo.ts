@@ -6,11 +6,14 @@
  * State machine (see `OutboxState`): queued → sending → done | declined | error, and sending →
  * queued when the answer was lost or is "try again". expired (never sent, past its expiry) and
  * discarded (by the cashier) are set on the device. A final state is never left again: a late or
- * duplicate answer for a final item changes nothing.
+ * duplicate answer for a final item changes nothing. A queued item whose answer was "outcome not
+ * known yet" is being confirmed (`being-confirmed.ts`): asked about again at a slower pace, until
+ * the server answers its outcome.
  */
 import type { Currency, EnvelopeKey, OpResult } from '@kupah/contracts';
 import Dexie from 'dexie';
 import type { ClaimedOperation, ClaimRequest, QueueStats } from '../sync/sync-store.ts';
+import { confirmationNotDue, isBeingConfirmed, isConfirmingCode } from './being-confirmed.ts';
 import type { OutboxItem, OutboxState, QueueSummary } from './terminal-data.ts';
 import { type OutboxRow, readKv, type TerminalDatabase, writeKv } from './terminal-database.ts';
 
@@ -138,13 +141,28 @@ export async function summarise(db: TerminalDatabase, now: Date): Promise<QueueS
     inState(db, 'expired').count(),
   ]);
   const pendingTotals: Partial<Record<Currency, number>> = {};
+  const confirmingTotals: Partial<Record<Currency, number>> = {};
   let expiringSoon = 0;
+  let confirming = 0;
   const soon = now.getTime() + EXPIRING_SOON_MS;
   for (const row of unsent) {
     if (row.currency) pendingTotals[row.currency] = (pendingTotals[row.currency] ?? 0) + row.amountMinor;
-    if (expires(row) && Date.parse(row.expiresAt) <= soon) expiringSoon++;
+    if (isBeingConfirmed(row)) {
+      // Reached the server, which is finding out: it cannot expire unsent.
+      confirming++;
+      if (row.currency)
+        confirmingTotals[row.currency] = (confirmingTotals[row.currency] ?? 0) + row.amountMinor;
+    } else if (expires(row) && Date.parse(row.expiresAt) <= soon) expiringSoon++;
   }
-  return { pending: unsent.length, pendingTotals, declined, expired, expiringSoon };
+  return {
+    pending: unsent.length,
+    pendingTotals,
+    confirming,
+    confirmingTotals,
+    declined,
+    expired,
+    expiringSoon,
+  };
 }
 
 /** Only money expires: a void or a donor save is worth forwarding whenever it can be. */
@@ -177,11 +195,13 @@ export async function queueStats(db: TerminalDatabase, deviceId: string): Promis
   const rows = (await unsentRows(db)).filter((r) => r.deviceId === deviceId);
   const byKid: Record<string, number> = {};
   let totalMinor = 0;
+  let confirming = 0;
   for (const r of rows) {
     totalMinor += r.amountMinor;
     if (r.kid) byKid[r.kid] = (byKid[r.kid] ?? 0) + 1;
+    if (isBeingConfirmed(r)) confirming++;
   }
-  return { depth: rows.length, totalMinor, byKid };
+  return { depth: rows.length, totalMinor, byKid, confirming };
 }
 
 function operationOf(row: OutboxRow): ClaimedOperation {
@@ -204,9 +224,15 @@ const sizeOf = (claimed: ClaimedOperation) => JSON.stringify(claimed.operation).
 export async function claimBatch(db: TerminalDatabase, req: ClaimRequest): Promise<ClaimedOperation[]> {
   const claimed = await db.transaction('rw', db.outbox, async () => {
     // Oldest first across both unsent states: the number of candidates is bounded by the batch.
+    // Items being confirmed are asked about again at their own pace, not on every run.
     const take = (state: OutboxState) =>
       inState(db, state)
-        .filter((r) => r.deviceId === req.deviceId && !req.skip.has(r.id))
+        .filter(
+          (r) =>
+            r.deviceId === req.deviceId &&
+            !req.skip.has(r.id) &&
+            !confirmationNotDue(r, req.now, req.confirmRecheckMs),
+        )
         .limit(req.maxOperations)
         .toArray();
     const [queued, sending] = await Promise.all([take('queued'), take('sending')]);
@@ -239,7 +265,12 @@ function answered(row: OutboxRow, r: OpResult): Partial<OutboxRow> {
     scheduleNum: r.scheduleNum ?? row.scheduleNum,
   };
   const error = r.error ? { errorCode: r.error.errorCode, message: r.error.message } : null;
-  if (r.retryable) return { ...base, state: 'queued', error };
+  if (r.retryable) {
+    // Once the server said the outcome is being determined, the item may have been charged: a
+    // later "try again" of another kind (server busy) does not make it a plain waiting item.
+    const stillConfirming = isConfirmingCode(row.error?.errorCode) && !isConfirmingCode(error?.errorCode);
+    return { ...base, state: 'queued', error: stillConfirming ? row.error : error };
+  }
   switch (r.status) {
     case 'Success':
       return { ...base, state: 'done', error: null };
@@ -326,6 +357,9 @@ function discardRefusal(row: OutboxRow): string | null {
     case 'expired':
       return null;
     case 'queued':
+      if (isBeingConfirmed(row)) {
+        return `${row.localRef} is being confirmed with the card processor (it may have been charged): wait for the answer`;
+      }
       // Sent before and the answer lost: the server may have charged it. Only its answer can tell.
       return row.attempts === 0
         ? null

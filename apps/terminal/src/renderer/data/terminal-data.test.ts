@@ -207,6 +207,8 @@ describe('enqueue: what is written', () => {
     expect(await t.data.summary()).toEqual({
       pending: 2,
       pendingTotals: { USD: 1800, ILS: 3600 },
+      confirming: 0,
+      confirmingTotals: {},
       declined: 0,
       expiringSoon: 0,
       expired: 0,

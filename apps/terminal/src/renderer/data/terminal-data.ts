@@ -17,7 +17,11 @@ import type {
   SyncOperationKind,
 } from '@kupah/contracts';
 
-/** queued → sending → done | declined | error; expired and discarded are final, set on the device. */
+/**
+ * queued → sending → done | declined | error; expired and discarded are final, set on the device.
+ * "Being confirmed" is no state of its own: a `queued` item whose last answer was PAYMENT_PENDING
+ * or in progress (see `being-confirmed.ts`).
+ */
 export type OutboxState = 'queued' | 'sending' | 'done' | 'declined' | 'error' | 'expired' | 'discarded';
 
 export interface OutboxItem {
@@ -91,10 +95,17 @@ export interface SyncStatus {
 }
 
 export interface QueueSummary {
-  /** Items not yet forwarded (queued, sending, error-retryable). */
+  /** Items not yet forwarded (queued, sending, error-retryable), those being confirmed included. */
   pending: number;
   /** Sum of their amounts per currency, minor units. */
   pendingTotals: Partial<Record<Currency, number>>;
+  /**
+   * Of the pending items, those being confirmed: the server answered that the outcome is not known
+   * yet (PAYMENT_PENDING, in progress). They may have been charged; they are asked about again.
+   */
+  confirming: number;
+  /** Sum of their amounts per currency, minor units. */
+  confirmingTotals: Partial<Record<Currency, number>>;
   declined: number;
   expiringSoon: number;
   expired: number;
@@ -172,7 +183,11 @@ export interface TerminalData {
   enqueueVoid(receiptNum: string, reason: string | null): Promise<OutboxItem>;
   /** Queue a donor save (SaveDonor body without orgGUID). */
   enqueueDonor(request: Record<string, unknown>): Promise<OutboxItem>;
-  /** Resolves when the item reaches a final state or `timeoutMs` passes (then the current item). */
+  /**
+   * Resolves when the item reaches a final state, or is being confirmed (the server answered that
+   * its outcome is not known yet: the final answer comes later), or `timeoutMs` passes (then the
+   * current item).
+   */
   waitForResult(id: string, timeoutMs: number): Promise<OutboxItem>;
   listOutbox(filter?: { states?: OutboxState[]; limit?: number }): Promise<OutboxItem[]>;
   summary(): Promise<QueueSummary>;

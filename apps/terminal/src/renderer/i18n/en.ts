@@ -19,6 +19,8 @@ export const en = {
     nextAttempt: 'Next try {{time}}',
     revoked: 'This device was revoked: ask your administrator to pair it again.',
     declined: '{{count}} declined after sending',
+    confirming: '{{count}} being confirmed ({{total}})',
+    confirming_one: '1 being confirmed ({{total}})',
     expiring: '{{count}} expiring soon',
     expired: '{{count}} expired unsent',
     collector: 'Collector: {{name}}',
@@ -259,6 +261,8 @@ export const en = {
     declined: 'Declined: {{message}}',
     error: 'Not processed: {{message}}',
     saved: 'Saved on this device, will be sent when online. Reference {{ref}}',
+    confirming:
+      'Being confirmed with the card processor — do not charge again; it will show here when confirmed',
     reference: 'Reference on this device: {{ref}}',
     receiptPreview: 'Receipt',
     print: 'Print receipt',
@@ -282,6 +286,7 @@ export const en = {
   queue: {
     title: 'Queue',
     pending: 'Waiting',
+    confirming: 'Being confirmed',
     sending: 'Sending',
     done: 'Sent',
     declined: 'Declined',
@@ -293,6 +298,9 @@ export const en = {
       'These donations were taken while offline and declined when they reached the server: the money was not received. Contact the donor, then retry or discard.',
     expiringExplainer:
       'These donations have not reached the server yet and will not be charged once they expire. Connect the terminal to send them.',
+    confirmingExplainer:
+      'The card processor has not yet confirmed whether these donations were charged. Do not charge the donors again: the terminal keeps asking, and each one moves to Sent or Declined by itself once the answer is known.',
+    confirmingNote: 'Being confirmed with the card processor: do not charge again. Checked automatically.',
     retry: 'Retry',
     retried: 'Queued again as {{ref}}',
     reenterNeeded: 'For safety the card or bank details were kept for one attempt only: type them again.',
@@ -322,6 +330,7 @@ export const en = {
     kinds: { charge: 'Donation', schedule: 'Schedule', saveDonor: 'Donor record', void: 'Void' },
     states: {
       queued: 'Waiting',
+      confirming: 'Being confirmed',
       sending: 'Sending',
       done: 'Done',
       declined: 'Declined',

@@ -18,6 +18,8 @@ export const he: Resources = {
     nextAttempt: 'ניסיון הבא {{time}}',
     revoked: 'המכשיר הזה בוטל: בקשו ממנהל המערכת לצמד אותו מחדש.',
     declined: '{{count}} נדחו לאחר השליחה',
+    confirming: '{{count}} בבירור מול חברת הסליקה ({{total}})',
+    confirming_one: 'תרומה אחת בבירור מול חברת הסליקה ({{total}})',
     expiring: '{{count}} עומדים לפוג',
     expired: '{{count}} פגו לפני שנשלחו',
     collector: 'מתרים: {{name}}',
@@ -257,6 +259,7 @@ export const he: Resources = {
     declined: 'נדחה: {{message}}',
     error: 'לא בוצע: {{message}}',
     saved: 'נשמר במכשיר ויישלח כשיהיה חיבור. אסמכתה {{ref}}',
+    confirming: 'בבירור מול חברת הסליקה — אין לחייב שוב; התוצאה תוצג כאן כשתתקבל',
     reference: 'אסמכתה במכשיר: {{ref}}',
     receiptPreview: 'קבלה',
     print: 'הדפסת קבלה',
@@ -280,6 +283,7 @@ export const he: Resources = {
   queue: {
     title: 'תור',
     pending: 'ממתינים',
+    confirming: 'בבירור מול חברת הסליקה',
     sending: 'בשליחה',
     done: 'נשלחו',
     declined: 'נדחו',
@@ -290,6 +294,9 @@ export const he: Resources = {
     declinedExplainer:
       'תרומות אלה התקבלו ללא חיבור ונדחו כשהגיעו לשרת: הכסף לא התקבל. פנו לתורם, ואז נסו שוב או בטלו.',
     expiringExplainer: 'תרומות אלה טרם הגיעו לשרת ולא יחויבו לאחר שיפוג תוקפן. חברו את המסוף כדי לשלוח אותן.',
+    confirmingExplainer:
+      'חברת הסליקה טרם אישרה אם תרומות אלה חויבו. אין לחייב את התורמים שוב: המסוף ממשיך לבדוק, וכל תרומה תעבור מעצמה ל״נשלחו״ או ל״נדחו״ כשהתשובה תתקבל.',
+    confirmingNote: 'בבירור מול חברת הסליקה: אין לחייב שוב. הבדיקה נעשית אוטומטית.',
     retry: 'ניסיון חוזר',
     retried: 'נכנס שוב לתור בתור {{ref}}',
     reenterNeeded: 'מטעמי אבטחה פרטי הכרטיס או הבנק נשמרו לניסיון אחד בלבד: הקלידו אותם שוב.',
@@ -319,6 +326,7 @@ export const he: Resources = {
     kinds: { charge: 'תרומה', schedule: 'הוראת קבע', saveDonor: 'רשומת תורם', void: 'ביטול עסקה' },
     states: {
       queued: 'ממתין',
+      confirming: 'בבירור מול חברת הסליקה',
       sending: 'בשליחה',
       done: 'בוצע',
       declined: 'נדחה',

@@ -180,6 +180,25 @@ describe('the terminal', () => {
     expect(screen.getByTestId('review-method').textContent).toBe('Charity card 1 •••• 1234');
   });
 
+  it('first answer PAYMENT_PENDING: "being confirmed" on the result screen, counted apart in the status bar', async () => {
+    await start({ outcome: 'confirming' });
+    click('preset-1800');
+    click('amount-next');
+    type('card-number', '4242 4242 4242 4242');
+    type('card-expiry', '1230');
+    type('card-cvv', '123');
+    click('method-next');
+    click('donor-next');
+    click('details-next');
+    click('confirm');
+    await screen.findByTestId('result-confirming');
+    expect(screen.getByTestId('result-confirming').textContent).toContain('do not charge again');
+    await waitFor(() =>
+      expect(screen.getByTestId('confirming-count').textContent).toBe('1 being confirmed ($18.00)'),
+    );
+    expect(screen.getByTestId('queue-count').textContent).toBe('Nothing waiting');
+  });
+
   it('queued and not answered in time: "saved on this device" with the local reference', async () => {
     const { data } = await start();
     click('preset-1800');

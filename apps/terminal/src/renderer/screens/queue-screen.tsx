@@ -1,22 +1,34 @@
 /**
  * The queue: what waits, what is being sent, what was sent, and above all what was declined
- * after it was sent (money the charity thought it had) or is about to expire unsent. Retry
- * (typing the card again when it was sealed for one attempt only), discard with a reason, and
- * void a sent payment with the manager PIN.
+ * after it was sent (money the charity thought it had) or is about to expire unsent. What the
+ * card processor has not confirmed yet ("being confirmed": it may have been charged) has a tab of
+ * its own, apart from the errors: it must not be charged again. Retry (typing the card again
+ * when it was sealed for one attempt only), discard with a reason, and void a sent payment with
+ * the manager PIN.
  */
 import { useCallback, useEffect, useId, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app-context.ts';
 import { Field } from '../components/field.tsx';
 import { checkPin } from '../components/manager-pin.ts';
+import { isBeingConfirmed } from '../data/being-confirmed.ts';
 import { type OutboxItem, OutboxRefusal } from '../data/terminal-data.ts';
 import { dateTime, money, number, timeLeft } from '../format/format.ts';
 import { paymentErrors } from '../forms/validate.ts';
 import { emptyDraft, useTerminal } from '../store/terminal-store.ts';
 
-export type QueueTab = 'pending' | 'sending' | 'declined' | 'error' | 'expiring' | 'expired' | 'done';
+export type QueueTab =
+  | 'pending'
+  | 'confirming'
+  | 'sending'
+  | 'declined'
+  | 'error'
+  | 'expiring'
+  | 'expired'
+  | 'done';
 export const QUEUE_TABS: readonly QueueTab[] = [
   'pending',
+  'confirming',
   'sending',
   'declined',
   'error',
@@ -30,12 +42,19 @@ export const EXPIRING_SOON_MS = 12 * 3_600_000;
 const isDonation = (i: OutboxItem) => i.kind === 'charge' || i.kind === 'schedule';
 
 export function inTab(i: OutboxItem, tab: QueueTab, now: number): boolean {
+  const confirming = isBeingConfirmed(i);
   switch (tab) {
     case 'pending':
-      return i.state === 'queued';
+      return i.state === 'queued' && !confirming;
+    case 'confirming':
+      return confirming;
+    case 'sending':
+      return i.state === 'sending' && !confirming;
     case 'expiring':
+      // Being confirmed: it reached the server, which is finding out; it cannot expire unsent.
       return (
         (i.state === 'queued' || i.state === 'sending') &&
+        !confirming &&
         isDonation(i) &&
         Date.parse(i.expiresAt) - now <= EXPIRING_SOON_MS
       );
@@ -148,6 +167,11 @@ export function QueueScreen() {
             {t('queue.expiringExplainer')}
           </p>
         ) : null}
+        {tab === 'confirming' && counts.confirming > 0 ? (
+          <p className="banner" data-testid="confirming-explainer">
+            {t('queue.confirmingExplainer')}
+          </p>
+        ) : null}
         {shown.length === 0 ? <p className="muted">{t('queue.empty')}</p> : null}
         <ul className="queue" data-testid="queue-items">
           {shown.map((i) => (
@@ -199,16 +223,19 @@ interface RowProps {
 function QueueRow({ item: i, now, lang, canVoid, voided, action, onAction, onRetry, onMessage }: RowProps) {
   const { t } = useTranslation();
   const unsent = i.state === 'queued' || i.state === 'sending';
+  // The server is finding out from the card processor: not an error, and never to be taken again.
+  const confirming = isBeingConfirmed(i);
   const retryable = i.state === 'error' || i.state === 'declined' || i.state === 'expired';
-  const discardable = retryable || (i.state === 'queued' && i.attempts === 0);
+  const discardable = retryable || (i.state === 'queued' && i.attempts === 0 && !confirming);
   const brand = i.display.brand && i.display.brand !== i.method ? `${i.display.brand} ` : '';
   const instrument = i.display.last4 ? `${brand}•••• ${i.display.last4}` : '';
   const leftMs = Date.parse(i.expiresAt) - now;
   return (
     <li
-      className={`queue-item state-${i.state}`}
+      className={`queue-item state-${confirming ? 'confirming' : i.state}`}
       data-testid="queue-item"
       data-state={i.state}
+      data-confirming={confirming || undefined}
       data-kind={i.kind}
     >
       <div className="queue-main">
@@ -225,9 +252,11 @@ function QueueRow({ item: i, now, lang, canVoid, voided, action, onAction, onRet
           {i.receiptNum ? t('queue.receipt', { receipt: i.receiptNum }) : i.localRef}
         </span>
         {i.scheduleNum ? <span> · {t('result.schedule', { schedule: i.scheduleNum })}</span> : null} ·{' '}
-        <span className={`state state-${i.state}`}>{t(`queue.states.${i.state}`)}</span>
+        <span className={`state state-${confirming ? 'confirming' : i.state}`} data-testid="queue-state">
+          {confirming ? t('queue.states.confirming') : t(`queue.states.${i.state}`)}
+        </span>
         {voided ? <span className="badge"> {t('queue.voided')}</span> : null}
-        {unsent && isDonation(i) ? (
+        {unsent && !confirming && isDonation(i) ? (
           <span
             className={leftMs <= EXPIRING_SOON_MS ? 'warning-text' : undefined}
             data-testid="queue-expires"
@@ -241,7 +270,11 @@ function QueueRow({ item: i, now, lang, canVoid, voided, action, onAction, onRet
         ) : null}
         {i.attempts > 0 && unsent ? <span> · {t('queue.attempts', { count: i.attempts })}</span> : null}
       </div>
-      {i.error ? (
+      {confirming ? (
+        <div className="warning-text" data-testid="queue-item-confirming">
+          {t('queue.confirmingNote')}
+        </div>
+      ) : i.error ? (
         <div className="field-error" data-testid="queue-item-error" dir="auto">
           {i.error.message}
         </div>
@@ -257,7 +290,7 @@ function QueueRow({ item: i, now, lang, canVoid, voided, action, onAction, onRet
             {t('queue.retry')}
           </button>
         ) : null}
-        {i.state === 'queued' ? (
+        {i.state === 'queued' && !confirming ? (
           <button type="button" data-testid="send-now" onClick={onRetry}>
             {t('queue.sendNow')}
           </button>

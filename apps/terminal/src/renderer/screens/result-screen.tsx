@@ -1,12 +1,15 @@
 /**
  * The outcome: while the server is asked (up to a few seconds) "sending"; then a receipt number
- * (print or e-mail it), a decline, or "saved on this device" with the local reference.
+ * (print or e-mail it), a decline, "saved on this device" with the local reference, or "being
+ * confirmed with the card processor" (the server does not know yet whether the card was
+ * charged: do not charge again) — which turns into the outcome here when it arrives.
  */
 import type { DeviceSettings } from '@kupah/contracts';
 import type { TFunction } from 'i18next';
-import { type ReactNode, useState } from 'react';
+import { type ReactNode, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app-context.ts';
+import { isBeingConfirmed } from '../data/being-confirmed.ts';
 import type { OutboxItem } from '../data/terminal-data.ts';
 import { dateTime, money } from '../format/format.ts';
 import { type Draft, useTerminal } from '../store/terminal-store.ts';
@@ -54,13 +57,36 @@ export function receiptLines(
 export function ResultScreen({ onDone }: { onDone?: () => void }) {
   const { t, i18n } = useTranslation();
   const lang = i18n.language;
-  const { bridge } = useServices();
+  const { bridge, data } = useServices();
   const result = useTerminal((s) => s.result);
   const waiting = useTerminal((s) => s.waiting);
   const draft = useTerminal((s) => s.draft);
   const settings = useTerminal((s) => s.settings);
+  const setResult = useTerminal((s) => s.setResult);
   const [printNote, setPrintNote] = useState<string | null>(null);
   const done = onDone ?? useTerminal.getState().startOver;
+  const confirmingId = result && !waiting && isBeingConfirmed(result) ? result.id : null;
+
+  // Being confirmed: the sync loop keeps asking; show the outcome here as soon as it is known.
+  useEffect(() => {
+    if (!confirmingId) return;
+    let live = true;
+    const check = () =>
+      void data
+        .waitForResult(confirmingId, 0)
+        .then((item) => {
+          const settled = item.state !== 'queued' && item.state !== 'sending';
+          if (live && settled && useTerminal.getState().result?.id === confirmingId) setResult(item, false);
+        })
+        .catch(() => undefined);
+    const off = data.onOutboxChange(check);
+    check();
+    return () => {
+      live = false;
+      off();
+    };
+  }, [confirmingId, data, setResult]);
+
   if (!result || !settings) return null;
   const amount = result.currency ? money(result.amountMinor, result.currency, lang) : '';
   const lines = receiptLines(result, draft, settings, t, lang);
@@ -108,6 +134,12 @@ export function ResultScreen({ onDone }: { onDone?: () => void }) {
     heading = (
       <h1 tabIndex={-1} className="declined" data-testid="result-error">
         {t('result.error', { message: result.error?.message ?? '' })}
+      </h1>
+    );
+  } else if (isBeingConfirmed(result)) {
+    heading = (
+      <h1 tabIndex={-1} className="confirming" data-testid="result-confirming">
+        {t('result.confirming')}
       </h1>
     );
   } else {

@@ -4,6 +4,7 @@
  * real layer is tested by its own tests and end to end.
  */
 import type { DeviceSettings, RefCampaign, RefPerson, RefReason, TerminalBridge } from '@kupah/contracts';
+import { isBeingConfirmed } from '../data/being-confirmed.ts';
 import { DEFAULT_LOCAL_SETTINGS } from '../data/local-settings.ts';
 import {
   type DonationEntry,
@@ -40,8 +41,11 @@ export interface TestDataOptions {
   settings: DeviceSettings;
   paired?: boolean;
   local?: Partial<LocalSettings>;
-  /** What the server answers for an enqueued donation (default: nothing within the wait). */
-  outcome?: 'done' | 'declined' | 'queued';
+  /**
+   * What the server answers for an enqueued donation (default: nothing within the wait).
+   * `confirming`: PAYMENT_PENDING, the outcome comes later (see `settle`).
+   */
+  outcome?: 'done' | 'declined' | 'queued' | 'confirming';
   items?: OutboxItem[];
   collectors?: RefPerson[];
   pairError?: Error;
@@ -53,6 +57,8 @@ export type TestTerminalData = TerminalData & {
   discarded: { id: string; reason: string }[];
   items: OutboxItem[];
   local(): LocalSettings;
+  /** The server's later answer for an item: it changes, and the listeners hear of it. */
+  settle(id: string, patch: Partial<OutboxItem>): void;
 };
 
 let seq = 0;
@@ -120,6 +126,11 @@ export function testTerminalData(o: TestDataOptions): TestTerminalData {
     discarded,
     items,
     local: () => local,
+    settle(id, patch) {
+      const i = items.findIndex((x) => x.id === id);
+      items[i] = { ...items[i]!, ...patch };
+      notify();
+    },
     getPairing: async () => pairing,
     async pair(serverUrl) {
       if (o.pairError) throw o.pairError;
@@ -173,6 +184,12 @@ export function testTerminalData(o: TestDataOptions): TestTerminalData {
       if (o.outcome === 'done') items[i] = { ...item, state: 'done', receiptNum: 'R1001' };
       else if (o.outcome === 'declined')
         items[i] = { ...item, state: 'declined', error: { errorCode: 'DECLINED', message: 'Card declined' } };
+      else if (o.outcome === 'confirming' && item.state === 'queued' && !item.error)
+        items[i] = {
+          ...item,
+          attempts: 1,
+          error: { errorCode: 'PAYMENT_PENDING', message: 'The card processor has not answered yet' },
+        };
       return items[i]!;
     },
     listOutbox: async (filter) =>
@@ -183,12 +200,17 @@ export function testTerminalData(o: TestDataOptions): TestTerminalData {
         .slice(0, filter?.limit ?? 500),
     async summary(): Promise<QueueSummary> {
       const unsent = items.filter((i) => i.state === 'queued' || i.state === 'sending');
-      const pendingTotals: QueueSummary['pendingTotals'] = {};
-      for (const i of unsent)
-        if (i.currency) pendingTotals[i.currency] = (pendingTotals[i.currency] ?? 0) + i.amountMinor;
+      const totals = (list: OutboxItem[]) => {
+        const out: QueueSummary['pendingTotals'] = {};
+        for (const i of list) if (i.currency) out[i.currency] = (out[i.currency] ?? 0) + i.amountMinor;
+        return out;
+      };
+      const confirming = unsent.filter(isBeingConfirmed);
       return {
         pending: unsent.length,
-        pendingTotals,
+        pendingTotals: totals(unsent),
+        confirming: confirming.length,
+        confirmingTotals: totals(confirming),
         declined: items.filter((i) => i.state === 'declined').length,
         expiringSoon: 0,
         expired: items.filter((i) => i.state === 'expired').length,

@@ -152,6 +152,8 @@ const IDLE_STATUS: SyncStatus = {
 export const EMPTY_SUMMARY: QueueSummary = {
   pending: 0,
   pendingTotals: {},
+  confirming: 0,
+  confirmingTotals: {},
   declined: 0,
   expiringSoon: 0,
   expired: 0,

@@ -1,7 +1,9 @@
+import type { PushRequest } from '@kupah/contracts';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CONFIRM_RECHECK_MS, isBeingConfirmed } from '../data/being-confirmed.ts';
 import type { SyncStatus } from '../data/terminal-data.ts';
 import { cardCharge, DECLINED_VISA, pairedTerminal, type TestTerminal } from '../data/test-support.ts';
-import { createFakeDeviceServer } from './fake-device-server.ts';
+import { createFakeDeviceServer, type FakeDeviceServer } from './fake-device-server.ts';
 import { createProcessLocks, type SyncLocks } from './sync-lock.ts';
 
 const open: TestTerminal[] = [];
@@ -22,6 +24,75 @@ const later = (t: TestTerminal, ms: number) => {
   t.clock.now = new Date(t.clock.now.getTime() + ms);
 };
 const donorNamed = (lastName: string) => cardCharge({ donor: { firstName: 'Test', lastName } });
+
+/** Polls `check` until it holds (or fails the test after `ms`). */
+async function eventually(check: () => boolean | Promise<boolean>, ms = 5_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('timed out waiting for the condition');
+    await sleep(5);
+  }
+}
+
+/**
+ * Watches the pushes on the wire, between the terminal's fetch and the fake server: the opIds of
+ * each push in the order they left (= the order they were claimed), how many were out at once,
+ * any opId out in two pushes at once, and what was out or left after the first failed push.
+ * Install before opening the tab that syncs (a tab takes the server's fetch when it is made).
+ */
+function watchPushes(server: FakeDeviceServer) {
+  const inner = server.fetch;
+  const out = new Map<string, number>();
+  const running = new Set<number>();
+  const w = {
+    /** opIds of each push, in the order the pushes left. */
+    pushes: [] as string[][],
+    maxOut: 0,
+    /** Pushes that left while an earlier one was still waiting for its answer. */
+    startedWhileOthersOut: 0,
+    /** Stretches of time with at least one push out (one per push when they go one by one). */
+    busyStretches: 0,
+    /** opIds that left in a push while out in another. */
+    twiceOut: [] as string[],
+    /** The first push that failed, the pushes out at that moment, and those that left after it. */
+    failed: null as number | null,
+    outAtFailure: [] as number[],
+    startedAfterFailure: 0,
+  };
+  server.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+    if (!String(input).endsWith('/v1/Device/Sync/Push')) return inner(input, init);
+    const ops = (JSON.parse(String(init?.body)) as PushRequest).operations.map((o) => o.opId);
+    const k = w.pushes.push(ops) - 1;
+    if (running.size > 0) w.startedWhileOthersOut++;
+    else w.busyStretches++;
+    if (w.failed !== null) w.startedAfterFailure++;
+    for (const id of ops) {
+      if (out.has(id)) w.twiceOut.push(id);
+      out.set(id, k);
+    }
+    running.add(k);
+    w.maxOut = Math.max(w.maxOut, running.size);
+    try {
+      return await inner(input, init);
+    } catch (err) {
+      if (w.failed === null) {
+        w.failed = k;
+        w.outAtFailure = [...running].filter((j) => j !== k);
+      }
+      throw err;
+    } finally {
+      running.delete(k);
+      for (const id of ops) if (out.get(id) === k) out.delete(id);
+    }
+  }) as typeof fetch;
+  return w;
+}
+
+const PAYMENT_PENDING = {
+  status: 'Error',
+  retryable: true,
+  error: { errorCode: 'PAYMENT_PENDING', message: 'The card processor has not confirmed the charge yet' },
+} as const;
 
 describe('sync loop: answers and the outbox state machine', () => {
   it('Success → done with the receipt, Declined → declined, Error → error; retryable stays queued with the same opId', async () => {
@@ -97,6 +168,8 @@ describe('sync loop: answers and the outbox state machine', () => {
     expect(t.server.received.filter((op) => op.opId === retry.id)).toHaveLength(1);
 
     busy = false;
+    // In progress is "being confirmed": asked about again once its pace allows, not on every run.
+    later(t, CONFIRM_RECHECK_MS);
     await t.data.syncNow();
     expect((await t.data.waitForResult(retry.id, 0)).state).toBe('done');
     expect(t.server.received.filter((op) => op.opId === retry.id)).toHaveLength(2);
@@ -104,20 +177,34 @@ describe('sync loop: answers and the outbox state machine', () => {
     expect(t.server.received.filter((op) => op.opId === declined.id)).toHaveLength(1);
   });
 
-  it('pushes oldest first in batches of at most 100, reporting the queue and progress', async () => {
+  it('one push at a time: oldest first in batches of at most 100, reporting the queue and progress', async () => {
     const t = await terminal();
+    const tab = t.openTab({ pushesInFlight: 1 });
+    closeLater.push(tab);
     const ids: string[] = [];
     for (let i = 0; i < 230; i++) ids.push((await t.data.enqueue(cardCharge({ amount: 1 }))).id);
     const seen: SyncStatus[] = [];
-    closeLater.push({ close: t.data.onSyncStatus((s) => seen.push(s)) });
-    await t.data.syncNow();
+    closeLater.push({ close: tab.onSyncStatus((s) => seen.push(s)) });
+    await tab.syncNow();
     expect(t.server.pushes.map((p) => p.operations.length)).toEqual([100, 100, 30]);
     expect(t.server.received.map((op) => op.opId)).toEqual(ids);
-    expect(t.server.pushes.map((p) => p.queue)).toEqual([
-      { depth: 230, totalMinor: 23_000, byKid: { [t.server.key.kid]: 230 } },
-      { depth: 130, totalMinor: 13_000, byKid: { [t.server.key.kid]: 130 } },
-      { depth: 30, totalMinor: 3_000, byKid: { [t.server.key.kid]: 30 } },
-    ]);
+    // Each push reports what the device holds unanswered: this push's items and the later ones at
+    // least (the one before may have left its answers still being applied).
+    expect(t.server.pushes[0]?.queue).toEqual({
+      depth: 230,
+      totalMinor: 23_000,
+      byKid: { [t.server.key.kid]: 230 },
+    });
+    t.server.pushes.forEach((p, k) => {
+      expect(p.queue.depth).toBeGreaterThanOrEqual(230 - 100 * k);
+      expect(p.queue.depth).toBeLessThanOrEqual(230 - 100 * Math.max(0, k - 1));
+      expect(p.queue).toEqual({
+        depth: p.queue.depth,
+        totalMinor: p.queue.depth * 100,
+        byKid: { [t.server.key.kid]: p.queue.depth },
+      });
+    });
+    expect(t.server.concurrency.max).toBe(1);
     expect(t.server.pushes[0]?.appVersion).toBe('test-1.0');
     const progress = seen.filter((s) => s.phase === 'pushing').map((s) => s.progress);
     expect(progress).toContainEqual({ sent: 100, total: 230 });
@@ -264,11 +351,13 @@ describe('sync loop: one run at a time', () => {
   it('two tabs on one database with a shared lock sync one at a time, and each item is sent once', async () => {
     const locks: SyncLocks = createProcessLocks();
     const t = await terminal({ locks });
-    const tabB = t.openTab({ locks });
-    closeLater.push(tabB);
-    for (let i = 0; i < 120; i++) await (i % 2 ? tabB : t.data).enqueue(cardCharge({ amount: 2 }));
+    // One push at a time within a run, so that two pushes at once could only be two runs at once.
+    const tabA = t.openTab({ locks, pushesInFlight: 1 });
+    const tabB = t.openTab({ locks, pushesInFlight: 1 });
+    closeLater.push(tabA, tabB);
+    for (let i = 0; i < 120; i++) await (i % 2 ? tabB : tabA).enqueue(cardCharge({ amount: 2 }));
     t.server.onPush = () => sleep(20);
-    await Promise.all([t.data.syncNow(), tabB.syncNow(), t.data.syncNow(), tabB.syncNow()]);
+    await Promise.all([tabA.syncNow(), tabB.syncNow(), tabA.syncNow(), tabB.syncNow()]);
     expect(t.server.concurrency.max).toBe(1);
     expect(t.server.received).toHaveLength(120);
     expect(new Set(t.server.received.map((op) => op.opId)).size).toBe(120);
@@ -375,5 +464,308 @@ describe('sync loop: triggers and back-off', () => {
     const item = await t.data.enqueue(cardCharge());
     expect((await t.data.waitForResult(item.id, 5_000)).state).toBe('done');
     t.data.stop();
+  });
+});
+
+describe('sync loop: pipelined pushes', () => {
+  async function backlog(t: TestTerminal, n: number): Promise<string[]> {
+    const ids: string[] = [];
+    for (let i = 0; i < n; i++) ids.push((await t.data.enqueue(cardCharge({ amount: 1 }))).id);
+    return ids;
+  }
+
+  it('up to 3 pushes out at once, overlapping; oldest first; no item in two pushes at once', async () => {
+    const t = await terminal();
+    const watch = watchPushes(t.server);
+    const tab = t.openTab({ pushBatchSize: 10 });
+    closeLater.push(tab);
+    const ids = await backlog(t, 100);
+    const seen: SyncStatus[] = [];
+    closeLater.push({ close: tab.onSyncStatus((s) => seen.push(s)) });
+    // The gateway's pace: every push takes a while to answer.
+    t.server.onPush = () => sleep(100);
+    await tab.syncNow();
+
+    // 10 batches, never more than 3 out, and 3 out at once.
+    expect(watch.pushes.map((p) => p.length)).toEqual(Array(10).fill(10));
+    expect(t.server.concurrency.max).toBe(3);
+    expect(watch.maxOut).toBe(3);
+    // They overlapped: the 10 pushes took at most ceil(10 / 3) = 4 stretches of waiting (one by
+    // one they would take 10), at least 2 of every 3 leaving while another was out.
+    expect(watch.busyStretches).toBeLessThanOrEqual(4);
+    expect(watch.startedWhileOthersOut).toBeGreaterThanOrEqual(6);
+    // Claimed oldest first, each item once; none ever out in two pushes at once.
+    expect(watch.pushes.flat()).toEqual(ids);
+    expect(watch.twiceOut).toEqual([]);
+    expect(t.server.received).toHaveLength(100);
+    expect(new Set(t.server.received.map((op) => op.opId)).size).toBe(100);
+    // Each push reports what the device still holds: at least its own items and the later ones.
+    for (const p of t.server.pushes) {
+      const k = watch.pushes.findIndex((ops) => ops[0] === p.operations[0]?.opId);
+      expect(p.queue.depth).toBeLessThanOrEqual(100);
+      expect(p.queue.depth).toBeGreaterThanOrEqual(100 - 10 * k);
+    }
+    expect(seen.filter((s) => s.phase === 'pushing').at(-1)?.progress).toEqual({ sent: 100, total: 100 });
+    const items = await tab.listOutbox({ limit: 500 });
+    expect(items.filter((i) => i.state !== 'done')).toEqual([]);
+    expect(items.every((i) => i.attempts === 1 && /^R\d+$/.test(i.receiptNum ?? ''))).toBe(true);
+    expect(tab.syncStatus()).toMatchObject({ phase: 'idle', lastError: null });
+  });
+
+  it('a failure mid-pipeline stops the claiming; the pushes in flight finish and are applied; nothing is lost', async () => {
+    const t = await terminal();
+    const watch = watchPushes(t.server);
+    const tab = t.openTab({ pushBatchSize: 10 });
+    closeLater.push(tab);
+    const ids = await backlog(t, 100);
+    let n = 0;
+    t.server.onPush = async () => {
+      const mine = ++n;
+      await sleep(60);
+      // The second push's connection drops before the server does anything with it.
+      if (mine === 2) throw new TypeError('connection reset');
+    };
+    await tab.syncNow();
+
+    expect(tab.syncStatus()).toMatchObject({
+      phase: 'waiting',
+      online: false,
+      lastError: expect.stringMatching(/cannot be reached/),
+    });
+    // Claiming stopped: only a batch already being claimed when the failure came left after it.
+    expect(watch.failed).not.toBeNull();
+    expect(watch.startedAfterFailure).toBeLessThanOrEqual(1);
+    expect(watch.pushes.length).toBeLessThan(10);
+    expect(watch.twiceOut).toEqual([]);
+
+    const items = await tab.listOutbox({ limit: 500 });
+    const byId = new Map(items.map((i) => [i.id, i]));
+    expect(items).toHaveLength(100);
+    // Nothing left half-way: every item answered (done) or back in the queue.
+    expect(items.filter((i) => i.state !== 'done' && i.state !== 'queued')).toEqual([]);
+    // What the server answered is on the device, receipt for receipt.
+    const done = items.filter((i) => i.state === 'done');
+    expect(done.map((i) => i.id).sort()).toEqual([...t.server.answers.keys()].sort());
+    for (const i of done) expect(i.receiptNum).toBe(t.server.answers.get(i.id)?.receiptNum);
+    // The pushes that were out when the failure came finished, and their answers were applied.
+    expect(watch.outAtFailure.length).toBeGreaterThan(0);
+    for (const k of watch.outAtFailure) {
+      for (const id of watch.pushes[k]!) expect(byId.get(id)?.state).toBe('done');
+    }
+    // The failed push's items wait to be sent again (one attempt spent); the rest were never sent.
+    const failedOps = new Set(watch.pushes[watch.failed!]);
+    const sentOps = new Set(watch.pushes.flat());
+    for (const id of ids) {
+      const item = byId.get(id)!;
+      if (failedOps.has(id)) expect(item).toMatchObject({ state: 'queued', attempts: 1 });
+      else if (!sentOps.has(id)) expect(item).toMatchObject({ state: 'queued', attempts: 0 });
+    }
+
+    // The next run sends the rest: every item done, each processed by the server once.
+    t.server.onPush = null;
+    await tab.syncNow();
+    expect((await tab.listOutbox({ limit: 500 })).filter((i) => i.state !== 'done')).toEqual([]);
+    expect(t.server.received).toHaveLength(100);
+    expect(new Set(t.server.received.map((op) => op.opId)).size).toBe(100);
+    expect(watch.twiceOut).toEqual([]);
+  });
+
+  it('an answer lost mid-pipeline: the others are applied; the re-send gets the same receipts', async () => {
+    const t = await terminal();
+    const watch = watchPushes(t.server);
+    const tab = t.openTab({ pushBatchSize: 10 });
+    closeLater.push(tab);
+    await backlog(t, 40);
+    t.server.onPush = () => sleep(40);
+    t.server.faults.push.push('answerLost');
+    await tab.syncNow();
+    const lost = watch.pushes[watch.failed!]!;
+    const first = await tab.listOutbox({ limit: 500 });
+    expect(first.filter((i) => lost.includes(i.id)).map((i) => i.state)).toEqual(Array(10).fill('queued'));
+    expect(first.filter((i) => i.state === 'sending')).toEqual([]);
+    await tab.syncNow();
+    const items = await tab.listOutbox({ limit: 500 });
+    expect(items.filter((i) => i.state !== 'done')).toEqual([]);
+    for (const i of items) expect(i.receiptNum).toBe(t.server.answers.get(i.id)?.receiptNum);
+    expect(t.server.answers.size).toBe(40);
+  });
+
+  it('revoked mid-pipeline: answers already given are kept, the rest stays queued, nothing more is sent', async () => {
+    const t = await terminal();
+    const watch = watchPushes(t.server);
+    const tab = t.openTab({ pushBatchSize: 10 });
+    closeLater.push(tab);
+    await backlog(t, 60);
+    let n = 0;
+    t.server.onPush = async () => {
+      if (++n === 2) t.server.revoked = true;
+      await sleep(40);
+    };
+    await tab.syncNow();
+    expect(tab.syncStatus()).toMatchObject({ phase: 'revoked', lastError: expect.stringMatching(/revoked/) });
+    expect(watch.startedAfterFailure).toBeLessThanOrEqual(1);
+    const items = await tab.listOutbox({ limit: 500 });
+    const done = items.filter((i) => i.state === 'done');
+    // The two pushes let in before the revocation were answered and applied.
+    expect(done.map((i) => i.id).sort()).toEqual([...watch.pushes[0]!, ...watch.pushes[1]!].sort());
+    expect(items.filter((i) => i.state !== 'done' && i.state !== 'queued')).toEqual([]);
+    const pushes = watch.pushes.length;
+    await tab.syncNow();
+    expect(watch.pushes.length).toBe(pushes);
+  });
+});
+
+describe('sync loop: payments being confirmed', () => {
+  it('PAYMENT_PENDING: kept as being confirmed (not declined, not failed), not holding the queue back, asked again after 30 s, then done with its receipt', async () => {
+    const t = await terminal();
+    let pending = true;
+    let slowId = '';
+    const usual = t.server.decide;
+    t.server.decide = (op, s) => (op.opId === slowId && pending ? PAYMENT_PENDING : usual(op, s));
+    const slow = await t.data.enqueue(donorNamed('Slow'));
+    slowId = slow.id;
+    const other = await t.data.enqueue(cardCharge({ amount: 5 }));
+    const asked = () => t.server.received.filter((op) => op.opId === slow.id).length;
+
+    await t.data.syncNow();
+    const started = Date.now();
+    // The wait for a result ends as soon as the server has said "being confirmed".
+    const first = await t.data.waitForResult(slow.id, 5_000);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(first).toMatchObject({
+      state: 'queued',
+      attempts: 1,
+      receiptNum: null,
+      error: { errorCode: 'PAYMENT_PENDING' },
+    });
+    expect(isBeingConfirmed(first)).toBe(true);
+    expect((await t.data.waitForResult(other.id, 0)).state).toBe('done');
+    expect(await t.data.summary()).toMatchObject({
+      pending: 1,
+      pendingTotals: { USD: 1800 },
+      confirming: 1,
+      confirmingTotals: { USD: 1800 },
+      declined: 0,
+      expiringSoon: 0,
+    });
+    // Not a failure and not a busy server: the run was good, the terminal is online.
+    expect(t.data.syncStatus()).toMatchObject({
+      phase: 'idle',
+      online: true,
+      lastError: null,
+      nextAttemptAt: null,
+    });
+    // It may have been charged: it cannot be discarded.
+    expect(await t.data.discard(slow.id, 'gone').catch((e: Error) => e.message)).toMatch(/being confirmed/);
+
+    // A new donation goes through at once; the pending one is not asked about again yet.
+    const next = await t.data.enqueue(cardCharge({ amount: 7 }));
+    await t.data.syncNow();
+    expect((await t.data.waitForResult(next.id, 0)).state).toBe('done');
+    expect(asked()).toBe(1);
+
+    // 30 s later it is asked again, with the same opId: still pending.
+    later(t, CONFIRM_RECHECK_MS);
+    await t.data.syncNow();
+    expect(asked()).toBe(2);
+    expect(await t.data.waitForResult(slow.id, 0)).toMatchObject({
+      state: 'queued',
+      attempts: 2,
+      error: { errorCode: 'PAYMENT_PENDING' },
+    });
+
+    // The server has found out from the gateway: the next answer is Success with a receipt.
+    pending = false;
+    later(t, CONFIRM_RECHECK_MS);
+    await t.data.syncNow();
+    expect(asked()).toBe(3);
+    const settled = await t.data.waitForResult(slow.id, 0);
+    expect(settled).toMatchObject({ state: 'done', attempts: 3, error: null });
+    expect(settled.receiptNum).toMatch(/^R\d+$/);
+    expect(settled.receiptNum).toBe(t.server.answers.get(slow.id)?.receiptNum);
+    expect(await t.data.summary()).toMatchObject({
+      pending: 0,
+      confirming: 0,
+      confirmingTotals: {},
+      declined: 0,
+    });
+  });
+
+  it('PAYMENT_PENDING, then Declined: counted as declined only once the outcome is known', async () => {
+    const t = await terminal();
+    const answers: ('pending' | 'busy' | 'declined')[] = ['pending', 'busy', 'declined'];
+    let slowId = '';
+    const usual = t.server.decide;
+    t.server.decide = (op, s) => {
+      if (op.opId !== slowId) return usual(op, s);
+      const next = answers.shift();
+      if (next === 'pending') return PAYMENT_PENDING;
+      if (next === 'busy')
+        return {
+          status: 'Error',
+          retryable: true,
+          error: { errorCode: 'INTERNAL_ERROR', message: 'Try again' },
+        };
+      return {
+        status: 'Declined',
+        retryable: false,
+        error: { errorCode: 'CARD_DECLINED', message: 'Insufficient funds' },
+      };
+    };
+    slowId = (await t.data.enqueue(donorNamed('Slow'))).id;
+    await t.data.syncNow();
+    expect(await t.data.summary()).toMatchObject({ confirming: 1, declined: 0 });
+    expect(await t.data.listOutbox({ states: ['declined', 'error'] })).toEqual([]);
+
+    // A "try again" of another kind meanwhile does not make it a plain waiting item: it may be charged.
+    later(t, CONFIRM_RECHECK_MS);
+    await t.data.syncNow();
+    const between = await t.data.waitForResult(slowId, 0);
+    expect(between).toMatchObject({ state: 'queued', attempts: 2, error: { errorCode: 'PAYMENT_PENDING' } });
+    expect(between.result?.error?.errorCode).toBe('INTERNAL_ERROR');
+
+    later(t, CONFIRM_RECHECK_MS);
+    await t.data.syncNow();
+    expect(await t.data.waitForResult(slowId, 0)).toMatchObject({
+      state: 'declined',
+      attempts: 3,
+      error: { errorCode: 'CARD_DECLINED', message: 'Insufficient funds' },
+    });
+    expect(await t.data.summary()).toMatchObject({ pending: 0, confirming: 0, declined: 1 });
+  });
+
+  it('REQUEST_IN_PROGRESS: asked again at its own pace (not the long back-off) while new items go at once', async () => {
+    const t = await terminal();
+    let inProgress = true;
+    let heldId = '';
+    const usual = t.server.decide;
+    t.server.decide = (op, s) =>
+      op.opId === heldId && inProgress
+        ? {
+            status: 'Error',
+            retryable: true,
+            error: { errorCode: 'REQUEST_IN_PROGRESS', message: 'Being processed for another request' },
+          }
+        : usual(op, s);
+    // A real clock, a short pace and a long interval: only the pace can bring the second ask.
+    const tab = t.openTab({ now: () => new Date(), confirmRecheckMs: 100, syncIntervalMs: 60_000 });
+    closeLater.push(tab);
+    const held = await tab.enqueue(cardCharge());
+    heldId = held.id;
+    const asked = () => t.server.received.filter((op) => op.opId === held.id).length;
+    tab.start();
+    await eventually(() => asked() >= 1);
+    await eventually(async () => isBeingConfirmed(await tab.waitForResult(held.id, 0)));
+    await eventually(() => tab.syncStatus().phase === 'idle');
+    // A good run, not a busy server: no back-off.
+    expect(tab.syncStatus()).toMatchObject({ nextAttemptAt: null, lastError: null, online: true });
+    // Not backing off: a new donation is forwarded at once.
+    const fresh = await tab.enqueue(cardCharge({ amount: 3 }));
+    expect((await tab.waitForResult(fresh.id, 3_000)).state).toBe('done');
+    // Asked again within its pace, long before the 60 s interval.
+    await eventually(() => asked() >= 2, 3_000);
+    inProgress = false;
+    await eventually(async () => (await tab.waitForResult(held.id, 0)).state === 'done', 3_000);
+    tab.stop();
   });
 });

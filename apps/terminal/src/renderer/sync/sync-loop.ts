@@ -6,12 +6,24 @@
  * by a new item (`nudge`) and by a timer: every 30 s after a good run, after an exponential
  * back-off with full jitter after a failed one.
  *
+ * The pushes are pipelined: the server works on the operations of a push concurrently and the
+ * gateway takes its time per charge, so up to `maxPushesInFlight` (3) pushes are out at once —
+ * the next batch is claimed and sent while earlier ones wait for their answers. Batches are
+ * claimed one after another, oldest first, and an item claimed in a run is never claimed again in
+ * it (no item is in two pushes at once). A failed push stops the claiming; the pushes in flight
+ * finish and their answers are applied; then the run fails as a whole (back-off as before).
+ *
+ * Items whose answer was "outcome not known yet" (PAYMENT_PENDING, in progress: see
+ * `data/being-confirmed.ts`) are neither failures nor a busy server: they stay queued and are
+ * asked about again every 30 s, without holding back the rest of the queue.
+ *
  * Exactly-once rests on the server: every operation carries its opId as idempotency key, so
  * anything whose answer was lost (network cut, time-out, crash, a second tab) is simply sent
  * again and answered the same. The lock (Web Locks across tabs) only spares the server the
  * duplicate work.
  */
-import { DEVICE_ERROR_CODES, MAX_PUSH_OPERATIONS, type OpResult } from '@kupah/contracts';
+import { DEVICE_ERROR_CODES, MAX_PUSH_OPERATIONS, type PushResponse } from '@kupah/contracts';
+import { CONFIRM_RECHECK_MS, isConfirmationAnswer } from '../data/being-confirmed.ts';
 import type { SyncStatus } from '../data/terminal-data.ts';
 import { backoffDelayMs, SYNC_BACKOFF } from './backoff.ts';
 import { type DeviceApi, DeviceApiError } from './device-api.ts';
@@ -42,6 +54,12 @@ export interface SyncLoopOptions {
   platformOnline?: () => boolean;
   /** Where `online`/`offline` events come from (the window), if anywhere. */
   events?: OnlineEvents | null;
+  /** Pushes out at once, awaiting their answers (default 3; 1 = one after another). */
+  maxPushesInFlight?: number;
+  /** Operations per push (default and at most the contract's 100). */
+  maxBatchOperations?: number;
+  /** An item being confirmed is asked about again this long after its last attempt (default 30 s). */
+  confirmRecheckMs?: number;
 }
 
 export interface SyncLoop {
@@ -60,6 +78,15 @@ export interface SyncLoop {
 }
 
 type RunOutcome = 'ok' | 'busy' | 'failed' | 'revoked' | 'unpaired';
+
+interface PushOutcome {
+  /** A retryable answer other than "being confirmed" (server busy): the next run backs off. */
+  retryLater: boolean;
+  /** Items are being confirmed: the next run comes within `confirmRecheckMs`. */
+  awaitingConfirmation: boolean;
+}
+
+export const DEFAULT_PUSHES_IN_FLIGHT = 3;
 
 const isRevocation = (err: unknown): err is DeviceApiError =>
   err instanceof DeviceApiError && err.status === 403 && err.errorCode === DEVICE_ERROR_CODES.DEVICE_REVOKED;
@@ -94,11 +121,18 @@ export function createSyncLoop(opts: SyncLoopOptions): SyncLoop {
   const { store, api, locks, now, random } = opts;
   const intervalMs = opts.intervalMs ?? 30_000;
   const platformOnline = opts.platformOnline ?? (() => true);
+  const maxInFlight = Math.max(1, Math.floor(opts.maxPushesInFlight ?? DEFAULT_PUSHES_IN_FLIGHT));
+  const maxBatch = Math.max(
+    1,
+    Math.min(MAX_PUSH_OPERATIONS, Math.floor(opts.maxBatchOperations ?? MAX_PUSH_OPERATIONS)),
+  );
+  const confirmRecheckMs = opts.confirmRecheckMs ?? CONFIRM_RECHECK_MS;
 
   let failures = 0;
   let busyStreak = 0;
   let retryAfterMs = 0;
-  let batchLimit = MAX_PUSH_OPERATIONS;
+  let awaitingConfirmation = false;
+  let batchLimit = maxBatch;
   let started = false;
   let timer: ReturnType<typeof setTimeout> | null = null;
   let timerIsBackoff = false;
@@ -139,61 +173,85 @@ export function createSyncLoop(opts: SyncLoopOptions): SyncLoop {
     });
   })();
 
-  async function pushQueue(session: SyncSession, stats: QueueStats): Promise<{ retryLater: boolean }> {
+  async function pushQueue(session: SyncSession, stats: QueueStats): Promise<PushOutcome> {
     const appVersion = await opts.appVersion().catch(() => null);
+    /** Claimed in this run: in flight, or answered. Never claimed again in it. */
     const skip = new Set<string>();
-    let retryLater = false;
+    /** Batches not finished: on the wire, or their answers being applied. */
+    const tasks = new Set<Promise<void>>();
+    /** Pushes on the wire (sent, no answer yet): at most `maxInFlight`. */
+    let onWire = 0;
+    let wake: () => void = () => {};
+    const failed: unknown[] = [];
+    const outcome: PushOutcome = {
+      retryLater: false,
+      awaitingConfirmation: (stats.confirming ?? 0) > 0,
+    };
     let sent = 0;
+    let sending = 0;
     let total = stats.depth;
     if (total > 0) setStatus({ phase: 'pushing', progress: { sent, total } });
-    for (;;) {
-      const batch = await store.claimBatch({
-        deviceId: session.deviceId,
-        maxOperations: batchLimit,
-        maxBytes: MAX_PUSH_BYTES,
-        skip,
-        now: now(),
-      });
-      if (batch.length === 0) break;
-      total = Math.max(total, sent + batch.length);
-      setStatus({ phase: 'pushing', progress: { sent, total } });
+
+    /** Items given back within the run (a 400 naming others, a 413): they may be claimed again. */
+    const unclaim = (ids: readonly string[]) => {
+      for (const id of ids) skip.delete(id);
+    };
+
+    /** A failure that ends the run: no batch is claimed after it (recorded before anything is awaited). */
+    const stop = (err: unknown) => {
+      failed.push(err);
+      wake();
+    };
+
+    /** One push: its answers applied in one transaction, or its items back to queued. */
+    async function send(batch: readonly ClaimedOperation[]): Promise<void> {
       const ids = batch.map((b) => b.operation.opId);
-      let results: readonly OpResult[];
+      let response: PushResponse;
+      onWire++;
       try {
-        const response = await api.push(session.serverUrl, session.credential, {
+        response = await api.push(session.serverUrl, session.credential, {
           deviceId: session.deviceId,
           appVersion,
+          // What the device still holds unanswered (items in other pushes in flight included).
           queue: { depth: stats.depth, totalMinor: stats.totalMinor, byKid: { ...stats.byKid } },
           operations: batch.map((b) => b.operation),
         });
-        results = response.results;
-        await store.applyResults(results, response.encryptionKey, now());
       } catch (err) {
+        onWire--;
         const malformed =
           err instanceof DeviceApiError && err.status === 400 ? malformedOperations(err, batch) : [];
-        if (malformed.length > 0) {
-          await store.failOperations(malformed, now());
-          await store.releaseBatch(ids);
-          continue;
-        }
+        const smaller = err instanceof DeviceApiError && err.status === 413 && batch.length > 1;
+        if (malformed.length === 0 && !smaller) stop(err);
+        else wake();
+        if (malformed.length > 0) await store.failOperations(malformed, now());
         await store.releaseBatch(ids);
-        if (err instanceof DeviceApiError && err.status === 413 && batch.length > 1) {
-          batchLimit = Math.max(1, Math.floor(batch.length / 2));
-          continue;
-        }
-        throw err;
+        if (smaller) batchLimit = Math.min(batchLimit, Math.max(1, Math.floor(batch.length / 2)));
+        // Refused because of some of them, or too big: the others may go again in this run.
+        if (malformed.length > 0 || smaller) unclaim(ids);
+        return;
+      }
+      // Its answer is here: the next push may leave while this one's answers are applied.
+      onWire--;
+      wake();
+      const results = response.results;
+      try {
+        await store.applyResults(results, response.encryptionKey, now());
+      } catch (err) {
+        stop(err);
+        await store.releaseBatch(ids);
+        return;
       }
       const answered = new Map(results.map((r) => [r.opId.toLowerCase(), r]));
       const unanswered: string[] = [];
       for (const claimed of batch) {
         const r = answered.get(claimed.operation.opId.toLowerCase());
-        skip.add(claimed.operation.opId);
         if (!r) {
           unanswered.push(claimed.operation.opId);
           continue;
         }
         if (r.retryable) {
-          retryLater = true;
+          if (isConfirmationAnswer(r)) outcome.awaitingConfirmation = true;
+          else outcome.retryLater = true;
           continue;
         }
         stats.depth = Math.max(0, stats.depth - 1);
@@ -203,14 +261,65 @@ export function createSyncLoop(opts: SyncLoopOptions): SyncLoop {
       sent += batch.length - unanswered.length;
       setStatus({ progress: { sent, total } });
       if (unanswered.length > 0) {
-        await store.releaseBatch(unanswered);
-        throw new DeviceApiError(
-          'protocol',
-          `The server did not answer ${unanswered.length} of the items sent`,
+        stop(
+          new DeviceApiError('protocol', `The server did not answer ${unanswered.length} of the items sent`),
         );
+        await store.releaseBatch(unanswered);
       }
     }
-    return { retryLater };
+
+    function launch(batch: ClaimedOperation[]): void {
+      sending += batch.length;
+      const task: Promise<void> = send(batch)
+        // Only the durable layer failing while giving items back ends up here.
+        .catch(stop)
+        .finally(() => {
+          sending -= batch.length;
+          tasks.delete(task);
+          wake();
+        });
+      tasks.add(task);
+    }
+
+    // Claim and send until the queue is empty or a push fails: at most `maxInFlight` pushes on
+    // the wire, and (should applying ever fall behind) at most twice that many batches unfinished.
+    while (failed.length === 0) {
+      if (onWire >= maxInFlight || tasks.size >= 2 * maxInFlight) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+        continue;
+      }
+      let batch: ClaimedOperation[];
+      try {
+        batch = await store.claimBatch({
+          deviceId: session.deviceId,
+          maxOperations: batchLimit,
+          maxBytes: MAX_PUSH_BYTES,
+          skip,
+          now: now(),
+          confirmRecheckMs,
+        });
+      } catch (err) {
+        failed.push(err);
+        break;
+      }
+      if (batch.length === 0) {
+        if (tasks.size === 0) break;
+        // A batch not finished may give items back (a 400 naming others, a 413): look again after it.
+        await Promise.race(tasks);
+        continue;
+      }
+      // Marked `sending` durably: it goes out even if a push failed meanwhile (it is in flight).
+      for (const b of batch) skip.add(b.operation.opId);
+      total = Math.max(total, sent + sending + batch.length);
+      setStatus({ phase: 'pushing', progress: { sent, total } });
+      launch(batch);
+    }
+    // After a failure: what is in flight finishes, and its answers are applied, before the run ends.
+    await Promise.all(tasks);
+    if (failed.length > 0) throw failed.find(isRevocation) ?? failed[0];
+    return outcome;
   }
 
   async function pullAll(session: SyncSession): Promise<void> {
@@ -237,7 +346,7 @@ export function createSyncLoop(opts: SyncLoopOptions): SyncLoop {
     }
   }
 
-  async function runLocked(session: SyncSession): Promise<{ retryLater: boolean }> {
+  async function runLocked(session: SyncSession): Promise<PushOutcome> {
     await store.expireDue(now());
     const stats = await store.queueStats(session.deviceId);
     const pushed = await pushQueue(session, stats);
@@ -265,11 +374,13 @@ export function createSyncLoop(opts: SyncLoopOptions): SyncLoop {
     }
     const active = session;
     try {
-      const { retryLater } = await locks.request(syncLockName(active.deviceId), () => runLocked(active));
+      const pushed = await locks.request(syncLockName(active.deviceId), () => runLocked(active));
+      const { retryLater } = pushed;
       failures = 0;
       retryAfterMs = 0;
+      awaitingConfirmation = pushed.awaitingConfirmation;
       busyStreak = retryLater ? busyStreak + 1 : 0;
-      if (!retryLater) batchLimit = MAX_PUSH_OPERATIONS;
+      if (!retryLater) batchLimit = maxBatch;
       const lastSyncAt = now().toISOString();
       setStatus({ phase: 'idle', progress: null, lastSyncAt, lastError: null });
       await store.saveRunState({ lastSyncAt, lastError: null, failures: 0 }).catch(() => {});
@@ -322,7 +433,8 @@ export function createSyncLoop(opts: SyncLoopOptions): SyncLoop {
         scheduleIn(backoffDelayMs(busyStreak, random), true);
         return;
       case 'ok':
-        scheduleIn(intervalMs, false);
+        // Items being confirmed are asked about again soon; nudges still start runs meanwhile.
+        scheduleIn(awaitingConfirmation ? Math.min(intervalMs, confirmRecheckMs) : intervalMs, false);
     }
   }
 
@@ -388,7 +500,8 @@ export function createSyncLoop(opts: SyncLoopOptions): SyncLoop {
       failures = 0;
       busyStreak = 0;
       retryAfterMs = 0;
-      batchLimit = MAX_PUSH_OPERATIONS;
+      awaitingConfirmation = false;
+      batchLimit = maxBatch;
       const session = await store.session().catch(() => null);
       clearTimer();
       setStatus({

@@ -18,6 +18,8 @@ export interface QueueStats {
   depth: number;
   totalMinor: number;
   byKid: Record<string, number>;
+  /** Of `depth`, items being confirmed (not reported to the server; the loop paces its runs by it). */
+  confirming?: number;
 }
 
 /** An operation taken for a push, with what the loop needs to keep the queue figures current. */
@@ -32,9 +34,14 @@ export interface ClaimRequest {
   maxOperations: number;
   /** The push body stays under the server's limit (1 MiB). */
   maxBytes: number;
-  /** Items already answered in this run (a retryable answer waits for the next run). */
+  /**
+   * Items claimed in this run: in flight in another push, or answered (a retryable answer waits
+   * for the next run). Never claimed twice, so no item is in two pushes at once.
+   */
   skip: ReadonlySet<string>;
   now: Date;
+  /** Items being confirmed are left out until this long after their last attempt (default 30 s). */
+  confirmRecheckMs?: number;
 }
 
 /** What a run concluded, kept across restarts. */
@@ -55,7 +62,8 @@ export interface SyncStore {
   queueStats(deviceId: string): Promise<QueueStats>;
   /**
    * The oldest `queued` items (and `sending` ones a crashed or concurrent run left), marked
-   * `sending` with one more attempt, durably, before they go out.
+   * `sending` with one more attempt, durably, before they go out. Items being confirmed whose
+   * last attempt is more recent than `confirmRecheckMs` are left for a later run.
    */
   claimBatch(request: ClaimRequest): Promise<ClaimedOperation[]>;
   /** Applies a push's answers in one transaction (items already final are left as they are). */

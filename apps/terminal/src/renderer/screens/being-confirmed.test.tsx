@@ -1,0 +1,177 @@
+// @vitest-environment happy-dom
+/** Donations being confirmed with the card processor, as the cashier sees them, in English and Hebrew. */
+import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import type { ReactNode } from 'react';
+import { I18nextProvider } from 'react-i18next';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ServicesContext } from '../app-context.ts';
+import { StatusBar } from '../components/status-bar.tsx';
+import { applyLanguage, i18n } from '../i18n/index.ts';
+import { EMPTY_SUMMARY, emptyDraft, useTerminal } from '../store/terminal-store.ts';
+import { testSettings } from '../sync/fake-settings.ts';
+import { QueueScreen } from './queue-screen.tsx';
+import { ResultScreen } from './result-screen.tsx';
+import { type TestTerminalData, testBridge, testItem, testTerminalData } from './test-terminal-data.ts';
+
+const settings = testSettings({ coverFeePercent: 0 });
+
+const PENDING = { errorCode: 'PAYMENT_PENDING', message: 'The card processor has not answered yet' };
+const confirmingItem = () =>
+  testItem({
+    state: 'queued',
+    attempts: 1,
+    amountMinor: 1800,
+    error: PENDING,
+    lastAttemptAt: new Date().toISOString(),
+  });
+
+function mount(data: TestTerminalData, node: ReactNode) {
+  return render(
+    <I18nextProvider i18n={i18n}>
+      <ServicesContext.Provider value={{ data, bridge: testBridge() }}>{node}</ServicesContext.Provider>
+    </I18nextProvider>,
+  );
+}
+
+afterEach(async () => {
+  cleanup();
+  await applyLanguage('en');
+  useTerminal.setState({ summary: EMPTY_SUMMARY, result: null, waiting: false });
+});
+
+describe('the queue: being confirmed', () => {
+  function queueWith() {
+    const confirming = confirmingItem();
+    const waiting = testItem({ state: 'queued', amountMinor: 500 });
+    const declined = testItem({
+      state: 'declined',
+      attempts: 1,
+      error: { errorCode: 'CARD_DECLINED', message: 'Insufficient funds' },
+    });
+    const data = testTerminalData({ settings, items: [confirming, waiting, declined] });
+    mount(data, <QueueScreen />);
+    return { confirming, waiting, declined };
+  }
+  const count = (tab: string) => screen.getByTestId(`queue-tab-${tab}`).querySelector('.count')?.textContent;
+
+  it('English: a tab of its own, apart from the errors and the waiting; labelled, explained, not to be retried or discarded', async () => {
+    const { confirming, waiting } = queueWith();
+    await waitFor(() => expect(count('confirming')).toBe('1'));
+    expect(screen.getByTestId('queue-tab-confirming').textContent).toContain('Being confirmed');
+    // Not among the errors, not a decline, not waiting to send, not expiring.
+    expect(count('error')).toBe('0');
+    expect(count('declined')).toBe('1');
+    expect(count('pending')).toBe('1');
+    expect(count('expiring')).toBe('0');
+    expect(count('sending')).toBe('0');
+    const pendingRows = screen.getAllByTestId('queue-item');
+    expect(pendingRows).toHaveLength(1);
+    expect(pendingRows[0]!.textContent).toContain(waiting.localRef);
+
+    fireEvent.click(screen.getByTestId('queue-tab-confirming'));
+    expect(screen.getByTestId('confirming-explainer').textContent).toContain(
+      'Do not charge the donors again',
+    );
+    const row = screen.getByTestId('queue-item');
+    expect(row.getAttribute('data-confirming')).toBe('true');
+    expect(row.className).toContain('state-confirming');
+    expect(row.textContent).toContain(confirming.localRef);
+    expect(within(row).getByTestId('queue-state').textContent).toBe('Being confirmed');
+    expect(within(row).getByTestId('queue-item-confirming').textContent).toBe(
+      'Being confirmed with the card processor: do not charge again. Checked automatically.',
+    );
+    expect(within(row).queryByTestId('queue-item-error')).toBeNull();
+    expect(within(row).queryByTestId('send-now')).toBeNull();
+    expect(within(row).queryByTestId('discard')).toBeNull();
+    expect(within(row).queryByTestId('retry')).toBeNull();
+    expect(within(row).queryByTestId('queue-expires')).toBeNull();
+  });
+
+  it('Hebrew: "בבירור מול חברת הסליקה" on the tab and on the item', async () => {
+    await applyLanguage('he');
+    queueWith();
+    await waitFor(() => expect(count('confirming')).toBe('1'));
+    expect(screen.getByTestId('queue-tab-confirming').textContent).toContain('בבירור מול חברת הסליקה');
+    fireEvent.click(screen.getByTestId('queue-tab-confirming'));
+    const row = screen.getByTestId('queue-item');
+    expect(within(row).getByTestId('queue-state').textContent).toBe('בבירור מול חברת הסליקה');
+    expect(within(row).getByTestId('queue-item-confirming').textContent).toContain('אין לחייב שוב');
+    expect(screen.getByTestId('confirming-explainer').textContent).toContain('חברת הסליקה טרם אישרה');
+  });
+});
+
+describe('the status bar: being confirmed', () => {
+  const summary = {
+    ...EMPTY_SUMMARY,
+    pending: 3,
+    pendingTotals: { USD: 1800 + 1800 + 500 },
+    confirming: 2,
+    confirmingTotals: { USD: 3600 },
+  };
+
+  it('counts them apart from what waits to be sent, and never as declined', () => {
+    useTerminal.setState({ settings, summary });
+    mount(testTerminalData({ settings }), <StatusBar collectorName={null} />);
+    expect(screen.getByTestId('queue-count').textContent).toBe('1 waiting to send ($5.00)');
+    expect(screen.getByTestId('confirming-count').textContent).toBe('2 being confirmed ($36.00)');
+    expect(screen.queryByTestId('declined-count')).toBeNull();
+  });
+
+  it('in Hebrew', async () => {
+    await applyLanguage('he');
+    useTerminal.setState({
+      settings,
+      summary: { ...summary, pending: 1, confirming: 1, confirmingTotals: { USD: 1800 } },
+    });
+    mount(testTerminalData({ settings }), <StatusBar collectorName={null} />);
+    expect(screen.getByTestId('confirming-count').textContent).toContain('בבירור מול חברת הסליקה');
+    expect(screen.getByTestId('queue-count').textContent).toBe('אין פריטים ממתינים');
+  });
+});
+
+describe('the result screen: first answer PAYMENT_PENDING', () => {
+  function showResult() {
+    const item = confirmingItem();
+    const data = testTerminalData({ settings, items: [item] });
+    useTerminal.setState({
+      settings,
+      draft: emptyDraft('USD'),
+      result: item,
+      waiting: false,
+      screen: 'result',
+    });
+    mount(data, <ResultScreen onDone={() => {}} />);
+    return { item, data };
+  }
+
+  it('English: "being confirmed — do not charge again", then the receipt here once confirmed', async () => {
+    const { item, data } = showResult();
+    expect(screen.getByTestId('result-confirming').textContent).toBe(
+      'Being confirmed with the card processor — do not charge again; it will show here when confirmed',
+    );
+    expect(screen.getByTestId('result-ref').textContent).toContain(item.localRef);
+    expect(screen.queryByTestId('print-receipt')).toBeNull();
+    expect(screen.queryByTestId('result-error')).toBeNull();
+    // The server has found out: Success with a receipt.
+    act(() => data.settle(item.id, { state: 'done', receiptNum: 'R2001', error: null }));
+    await screen.findByTestId('result-approved');
+    expect(screen.getByTestId('result-approved').textContent).toContain('R2001');
+    expect(screen.getByTestId('print-receipt')).toBeTruthy();
+  });
+
+  it('Hebrew, and a later decline shows as declined', async () => {
+    await applyLanguage('he');
+    const { item, data } = showResult();
+    expect(screen.getByTestId('result-confirming').textContent).toBe(
+      'בבירור מול חברת הסליקה — אין לחייב שוב; התוצאה תוצג כאן כשתתקבל',
+    );
+    act(() =>
+      data.settle(item.id, {
+        state: 'declined',
+        error: { errorCode: 'CARD_DECLINED', message: 'Insufficient funds' },
+      }),
+    );
+    await screen.findByTestId('result-declined');
+    expect(screen.getByTestId('result-declined').textContent).toContain('Insufficient funds');
+  });
+});
