@@ -133,6 +133,13 @@ function statusOf(letter: string): GatewayResult['status'] | null {
   return c === 'A' ? 'Success' : c === 'D' ? 'Declined' : c === 'E' ? 'Error' : null;
 }
 
+/** Our code of a decline or error: Sola's own `xErrorCode` where it gives one. */
+function codeOf(status: GatewayResult['status'], errorCode: string): string | null {
+  if (status === 'Success') return null;
+  if (errorCode !== '') return `SOLA_${errorCode}`;
+  return status === 'Declined' ? 'SOLA_DECLINED' : 'SOLA_ERROR';
+}
+
 /** A Transaction API answer → our result (`xResult` has been checked to be A, D or E). */
 function toResult(a: Answer): GatewayResult {
   const status = statusOf(str(a.xResult)) ?? 'Error';
@@ -141,14 +148,7 @@ function toResult(a: Answer): GatewayResult {
     status,
     gatewayRef: orNull(str(a.xRefNum)),
     token: orNull(str(a.xToken)),
-    code:
-      status === 'Success'
-        ? null
-        : errorCode !== ''
-          ? `SOLA_${errorCode}`
-          : status === 'Declined'
-            ? 'SOLA_DECLINED'
-            : 'SOLA_ERROR',
+    code: codeOf(status, errorCode),
     message: status === 'Success' ? null : (orNull(str(a.xError)) ?? orNull(str(a.xStatus))),
     brand: orNull(str(a.xCardType)),
     masked: safeMasked(str(a.xMaskedCardNumber)) ?? safeMasked(str(a.xMaskedAccountNumber)),
@@ -338,14 +338,7 @@ export function solaGateway(opts: SolaGatewayOptions): Gateway {
       status,
       gatewayRef: orNull(str(row.xRefNum)),
       token: orNull(str(row.xToken)),
-      code:
-        status === 'Success'
-          ? null
-          : errorCode !== ''
-            ? `SOLA_${errorCode}`
-            : status === 'Declined'
-              ? 'SOLA_DECLINED'
-              : 'SOLA_ERROR',
+      code: codeOf(status, errorCode),
       message: message === '' ? null : message,
       brand: orNull(str(row.xCardType)),
       masked: safeMasked(str(row.xMaskedCardNumber)) ?? safeMasked(str(row.xMaskedAccountNumber)),

@@ -37,7 +37,7 @@ function scriptedGateway() {
   };
   return {
     gateway,
-    fault: (key: string, f: SandboxFault) => faults.set(key, f),
+    fault: (key: string, f: SandboxFault | null) => (f ? faults.set(key, f) : faults.delete(key)),
     calls: (key: string) => calls.get(key) ?? 0,
     hold() {
       gate = new Promise<void>((r) => {
@@ -85,6 +85,11 @@ describe.each(await testDatabases())('money path on %s', { timeout: 60_000 }, (k
     (
       await h.db.query<{ payload: string }>("SELECT payload FROM outbox_events WHERE event_type = 'payment'")
     ).filter((e) => JSON.parse(e.payload).paymentNumber === receiptNum).length;
+  /** Wait until the charge of `body` has reached the gateway. */
+  const atGateway = async (body: Record<string, unknown>) => {
+    for (let i = 0; i < 200 && gw.calls(keyOf(body)) === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(gw.calls(keyOf(body))).toBe(1);
+  };
   /** Move the clock past every lease, then let recovery resolve what is due. */
   const recover = async () => {
     h.clock.set(new Date(h.clock.now.getTime() + 120_000).toISOString());
@@ -104,9 +109,7 @@ describe.each(await testDatabases())('money path on %s', { timeout: 60_000 }, (k
     gw.hold();
     const body = chargeBody(h);
     const pending = charge(body);
-    // Wait until the charge has reached the gateway.
-    for (let i = 0; i < 200 && gw.calls(keyOf(body)) === 0; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(gw.calls(keyOf(body))).toBe(1);
+    await atGateway(body);
     const started = Date.now();
     const donor = await h.request(
       'PUT',
@@ -183,7 +186,7 @@ describe.each(await testDatabases())('money path on %s', { timeout: 60_000 }, (k
       error: { errorCode: 'GATEWAY_UNAVAILABLE' },
     });
     expect(await paymentRows(String(body.uniqueTransactionId))).toHaveLength(0);
-    gw.fault(keyOf(body), null as unknown as SandboxFault);
+    gw.fault(keyOf(body), null);
     const second = await charge(body);
     expect(second.body.paymentStatus).toBe('Success');
     expect(await paymentRows(String(body.uniqueTransactionId))).toHaveLength(1);
@@ -193,7 +196,7 @@ describe.each(await testDatabases())('money path on %s', { timeout: 60_000 }, (k
     gw.hold();
     const body = chargeBody(h);
     const a = charge(body);
-    for (let i = 0; i < 200 && gw.calls(keyOf(body)) === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await atGateway(body);
     const b = charge(body);
     await new Promise((r) => setTimeout(r, 100));
     gw.release();
@@ -207,7 +210,7 @@ describe.each(await testDatabases())('money path on %s', { timeout: 60_000 }, (k
     gw.hold();
     const body = chargeBody(h);
     const a = charge(body);
-    for (let i = 0; i < 200 && gw.calls(keyOf(body)) === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await atGateway(body);
     const b = await charge(body);
     expect(b.status).toBe(409);
     expect(b.body.error.errorCode).toBe('REQUEST_IN_PROGRESS');

@@ -555,7 +555,8 @@ async function pendingChargeOf(deps: Deps, paymentId: number): Promise<ChargeRes
   return pendingChargeAnswer(answerOf({ receiptNum: row.receipt_num }, purpose));
 }
 
-const duplicate = (key: string, operation: string) =>
+/** 409: the id was used before for another request (another body, or another operation). */
+export const duplicate = (key: string, operation: string) =>
   new ApiError(
     409,
     ERROR_CODES.DUPLICATE_TRANSACTION,

@@ -9,7 +9,7 @@ import { computeInstalments, type Instalment, ScheduleTermsError } from '@kupah/
 import type { Caller } from '../auth/repo.ts';
 import type { Deps } from '../deps.ts';
 import type { Gateway, GatewayResult, Instrument } from '../gateway/gateway.ts';
-import { ApiError, validationError } from '../http/errors.ts';
+import { validationError } from '../http/errors.ts';
 import { claimKey, completeKey, forgetKey, linkKeyToPayment } from '../idempotency/repo.ts';
 import { civilDateIn, type OrgSettings } from '../orgs/settings.ts';
 import {
@@ -29,6 +29,7 @@ import {
   type ClaimedPayment,
   claimPayment,
   deviceFacts,
+  duplicate,
   leaveInDoubt,
   PENDING_ERROR,
   recordPayment,
@@ -294,13 +295,7 @@ export async function schedulePayment(
   const claim = await deps.db.transaction(async (tx) => {
     const c = await claimKey(tx, orgId, key, 'SchedulePayment', requestHash);
     if (c.kind === 'replay') return { kind: 'replay' as const, body: c.body as ScheduleResponse };
-    if (c.kind === 'conflict') {
-      throw new ApiError(
-        409,
-        ERROR_CODES.DUPLICATE_TRANSACTION,
-        `uniqueTransactionId ${key} was already used for a different ${c.operation} request`,
-      );
-    }
+    if (c.kind === 'conflict') throw duplicate(key, c.operation);
     if (c.kind === 'in-progress') return { kind: 'in-progress' as const };
     await assertTransactionIdFree(tx, orgId, key);
     const parties = await resolveParties(tx, orgId, cmd, amounts.firstMinor);
