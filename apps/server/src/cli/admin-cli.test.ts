@@ -1043,6 +1043,23 @@ describe('admin CLI: a production charge goes to the Sola gateway configured wit
       expect((await charge(sandboxSource)).body.paymentStatus).toBe('Success');
       expect(sola.charges()).toHaveLength(1);
 
+      // A sandbox credential can never void a live payment; the live source voids it through Sola.
+      const voidWith = (source: string) =>
+        h.request(
+          'POST',
+          '/v1/External/VoidPayment',
+          { orgGUID: orgGuid, receiptNum: paid.body.receiptNum },
+          {
+            authorization: source,
+          },
+        );
+      const refused = await voidWith(sandboxSource);
+      expect(refused.status).toBe(409);
+      expect(refused.body.error.message).toMatch(/sandbox credential cannot void/);
+      const voided = await voidWith(live.json.sourceGuid);
+      expect(voided.body).toMatchObject({ paymentStatus: 'Voided' });
+      expect((await voidWith(live.json.sourceGuid)).body).toMatchObject({ paymentStatus: 'Voided' });
+
       await admin('org', 'gateway', '--org', orgGuid, '--provider', 'none');
       const after = await charge(live.json.sourceGuid);
       expect(after.body.error.errorCode).toBe('GATEWAY_NOT_CONFIGURED');

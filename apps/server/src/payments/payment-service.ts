@@ -685,6 +685,12 @@ export async function voidPayment(deps: Deps, caller: Caller, cmd: VoidCommand):
         : `Payment ${payment.receiptNum} is ${payment.status}; only a Success payment can be voided`,
     );
   }
-  await voidWithGateway(deps, caller, payment, cmd.reason);
+  try {
+    await voidWithGateway(deps, caller, payment, cmd.reason);
+  } catch (err) {
+    // Another request voided it meanwhile (the gateway then refuses a second void): the same answer.
+    const now = await findPaymentByReceipt(deps.db, caller.org.id, payment.receiptNum);
+    if (now?.status !== 'Voided') throw err;
+  }
   return done;
 }

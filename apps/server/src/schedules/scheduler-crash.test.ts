@@ -5,6 +5,7 @@
  * keeps its journal across kills, as a real gateway does). After the restarts every instalment due
  * is charged exactly once.
  */
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +22,10 @@ describe.each(await testDatabases())('scheduler killed mid-run on %s', { timeout
   const clockFile = join(dir, 'clock');
   const database = `kupah_sched_${randomBytes(4).toString('hex')}`;
   const adminDb = PG_URL.replace(/\/[^/]*$/, '/postgres');
+  let child: ChildProcess | null = null;
   afterAll(async () => {
+    // Whatever a failed or timed-out run left behind: never leave a server process running.
+    child?.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
     if (kind === 'postgres') {
       const c = new pg.Client({ connectionString: adminDb });
@@ -65,7 +69,7 @@ describe.each(await testDatabases())('scheduler killed mid-run on %s', { timeout
         })
       ).json() as Promise<Record<string, unknown>>;
 
-    let child = await start();
+    child = await start();
     const org = await call(
       'POST',
       '/admin/orgs',
@@ -107,8 +111,9 @@ describe.each(await testDatabases())('scheduler killed mid-run on %s', { timeout
       writeFileSync(clockFile, now.toISOString());
       if (day % 3 !== 0) {
         await new Promise((r) => setTimeout(r, 30 + Math.floor(Math.random() * 60)));
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGKILL');
+        const dying = child;
+        const exited = new Promise((r) => dying.once('exit', r));
+        dying.kill('SIGKILL');
         await exited;
         child = await start();
       }
@@ -126,9 +131,11 @@ describe.each(await testDatabases())('scheduler killed mid-run on %s', { timeout
       if (charged === 12 * 15 && list.schedules.every((s) => s.status === 'completed')) break;
       await new Promise((r) => setTimeout(r, 200));
     }
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
+    const last = child;
+    const exited = new Promise((r) => last.once('exit', r));
+    last.kill('SIGTERM');
     await exited;
+    child = null;
     if (charged !== 12 * 15 && kind === 'postgres') {
       const c = new pg.Client({ connectionString: env.DATABASE_URL });
       await c.connect();
