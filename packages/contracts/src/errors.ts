@@ -13,8 +13,6 @@ export const ERROR_CODES = {
   PAYMENT_PENDING: 'PAYMENT_PENDING',
   /** The gateway could not be reached and nothing was charged: the same id may be tried again. */
   GATEWAY_UNAVAILABLE: 'GATEWAY_UNAVAILABLE',
-  /** The gateway has no record of a payment whose answer was lost: nothing was charged. */
-  PAYMENT_NOT_COMPLETED: 'PAYMENT_NOT_COMPLETED',
   PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
   RATE_LIMITED: 'RATE_LIMITED',
   CURRENCY_NOT_ENABLED: 'CURRENCY_NOT_ENABLED',

@@ -159,20 +159,24 @@ describe.each(await testDatabases())('money path on %s', { timeout: 60_000 }, (k
     await h.admin('PATCH', `/orgs/${h.org.orgGuid}/settings`, { webhooksAllSources: false });
   });
 
-  it('a time-out the gateway never processed: recovery finds no record and says nothing was charged', async () => {
+  it('a time-out the gateway never processed: recovery finds no record and frees the id; a retry charges once', async () => {
     const body = chargeBody(h);
     gw.fault(keyOf(body), 'timeout');
     const first = await charge(body);
     expect(first.body.error.errorCode).toBe('PAYMENT_PENDING');
-    await recover();
-    const [row] = await paymentRows(String(body.uniqueTransactionId));
-    expect(row).toMatchObject({ status: 'Error', error_code: 'PAYMENT_NOT_COMPLETED' });
-    const after = await charge(body);
-    expect(after.body).toMatchObject({
-      paymentStatus: 'Error',
-      error: { errorCode: 'PAYMENT_NOT_COMPLETED' },
-    });
+    expect(await charge(body)).toMatchObject({ body: { error: { errorCode: 'PAYMENT_PENDING' } } });
     expect(gw.calls(keyOf(body))).toBe(1);
+    await recover();
+    // Nothing was charged: the claim is gone, and the same request is charged (once) when sent again.
+    expect(await paymentRows(String(body.uniqueTransactionId))).toHaveLength(0);
+    gw.fault(keyOf(body), null);
+    const after = await charge(body);
+    expect(after.body).toMatchObject({ paymentStatus: 'Success', error: { errorCode: null } });
+    expect(gw.calls(keyOf(body))).toBe(2);
+    const rows = await paymentRows(String(body.uniqueTransactionId));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.status).toBe('Success');
+    expect((await charge(body)).body).toEqual(after.body);
   });
 
   it('an unreachable gateway charges nothing and frees the id: the same request succeeds later', async () => {

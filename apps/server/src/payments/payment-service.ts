@@ -37,6 +37,7 @@ import {
   voidWebhookBody,
 } from '../outbox/payloads.ts';
 import { insertEvent } from '../outbox/repo.ts';
+import { deletePendingSchedule, returnInstalment } from '../schedules/repo.ts';
 import type { ScheduleFinish } from '../schedules/schedule-service.ts';
 import { type PreparedInstrument, prepareInstrument } from './instrument.ts';
 import { type Parties, resolveParties } from './parties.ts';
@@ -372,6 +373,29 @@ export async function recordPayment(
   };
 }
 
+/** When an instalment whose charge never reached the gateway is tried again (not an attempt). */
+export const RELEASED_INSTALMENT_RETRY_MS = 5 * 60_000;
+
+/**
+ * Nothing reached the gateway (it was unreachable, or recovery learnt it has no record of the
+ * call): forget the claim, so the same request can be sent again and charged once. A Charge's or
+ * a schedule's idempotency key is released (and the pending schedule forgotten); an instalment is
+ * due again shortly. False when the payment was no longer Pending (someone recorded it).
+ */
+export async function releaseClaim(tx: Sql, deps: Deps, claimed: ClaimedPayment): Promise<boolean> {
+  if (!(await releasePayment(tx, claimed.id))) return false;
+  const p = claimed.context.purpose;
+  if (p.kind === 'charge') {
+    await forgetKey(tx, claimed.orgId, p.uniqueTransactionId);
+  } else if (p.kind === 'schedule') {
+    await deletePendingSchedule(tx, p.scheduleId);
+    await forgetKey(tx, claimed.orgId, p.finish.schedule.uniqueTransactionId);
+  } else {
+    await returnInstalment(tx, p.instalmentId, new Date(deps.now().getTime() + RELEASED_INSTALMENT_RETRY_MS));
+  }
+  return true;
+}
+
 /** The call ended in doubt: leave it Pending for recovery (after the gateway has had time to settle). */
 export async function leaveInDoubt(deps: Deps, claimed: ClaimedPayment, reason: string): Promise<void> {
   const after = new Date(deps.now().getTime() + deps.calls.policy.settleMs);
@@ -534,9 +558,7 @@ export async function charge(
     return pendingChargeAnswer(answerOf(claimed, purpose));
   }
   if (outcome.kind === 'unreachable') {
-    await deps.db.transaction(async (tx) => {
-      if (await releasePayment(tx, claimed.id)) await forgetKey(tx, orgId, key);
-    });
+    await deps.db.transaction((tx) => releaseClaim(tx, deps, claimed));
     return unavailable();
   }
   const body = await deps.db.transaction((tx) => finishCharge(tx, deps, claimed, outcome.result));

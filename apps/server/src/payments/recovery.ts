@@ -5,16 +5,16 @@
  * the same one at once), asks the gateway what happened to that idempotency key (`lookup`), and
  * records the outcome through the same step as a request would (the payment, its webhook, and
  * what it was for: the Charge's idempotency answer, the schedule, the instalment). It never
- * re-sends a charge: a gateway with no record of the key charged nothing, and the payment is
- * recorded as not completed.
+ * re-sends a charge itself: a gateway with no record of the key charged nothing, so the claim is
+ * released (as after an unreachable gateway) and the next request with the same id, a terminal's
+ * retry with its sealed card, or the scheduler charges it once.
  */
 import type { Currency } from '@kupah/contracts';
-import { ERROR_CODES } from '@kupah/contracts';
 import type { Deps } from '../deps.ts';
 import type { GatewayResult } from '../gateway/gateway.ts';
 import { completeSchedule } from '../schedules/schedule-service.ts';
 import { finishInstalment } from '../schedules/scheduler.ts';
-import { type ClaimedPayment, finishCharge, type PendingContext } from './payment-service.ts';
+import { type ClaimedPayment, finishCharge, type PendingContext, releaseClaim } from './payment-service.ts';
 import {
   countPending,
   leasePendingPayments,
@@ -33,14 +33,6 @@ export interface RecoveryOptions {
 /** Back-off between lookups of one payment while the gateway cannot tell: 30 s, 1, 2, 4 … ≤ 30 min. */
 export const recoveryBackoffMs = (attempts: number): number =>
   Math.min(30_000 * 2 ** Math.max(0, attempts - 1), 30 * 60_000);
-
-export const NOT_COMPLETED: GatewayResult = {
-  status: 'Error',
-  gatewayRef: null,
-  token: null,
-  code: ERROR_CODES.PAYMENT_NOT_COMPLETED,
-  message: 'The gateway has no record of this payment: nothing was charged. Take the payment again.',
-};
 
 export function paymentRecovery(deps: Deps, opts: RecoveryOptions = {}) {
   const pollMs = opts.pollMs ?? 5000;
@@ -66,17 +58,27 @@ export function paymentRecovery(deps: Deps, opts: RecoveryOptions = {}) {
   }
 
   /** Resolve one leased payment: its outcome as recorded, or 'postponed'. */
-  async function recoverOne(p: PendingPayment): Promise<GatewayResult['status'] | 'postponed' | 'raced'> {
+  async function recoverOne(
+    p: PendingPayment,
+  ): Promise<GatewayResult['status'] | 'released' | 'postponed' | 'raced'> {
     const context = p.context as PendingContext | null;
     if (!context) return postpone(p, 'no pending context');
     const gateway = await deps.gateways.forCaller({
       sandbox: context.sandbox,
       org: { id: p.orgId, gatewayRev: p.orgGatewayRev },
     });
-    let result: GatewayResult;
-    if (p.gatewayName === 'None') {
-      result = NOT_COMPLETED;
-    } else {
+    const claimed: ClaimedPayment = {
+      id: p.id,
+      orgId: p.orgId,
+      receiptNum: p.receiptNum,
+      amountMinor: p.amountMinor,
+      currency: p.currency as Currency,
+      gatewayKey: p.gatewayKey,
+      sentAt: p.sentAt,
+      context,
+    };
+    let found: GatewayResult | null = null;
+    if (p.gatewayName !== 'None') {
       if (!gateway || gateway.name !== p.gatewayName) {
         return postpone(p, `the organisation's gateway is no longer ${p.gatewayName}: cannot ask it`);
       }
@@ -93,18 +95,16 @@ export function paymentRecovery(deps: Deps, opts: RecoveryOptions = {}) {
         ),
       );
       if (outcome.kind !== 'answered') return postpone(p, `lookup failed: ${outcome.reason}`);
-      result = outcome.result ?? NOT_COMPLETED;
+      found = outcome.result;
     }
-    const claimed: ClaimedPayment = {
-      id: p.id,
-      orgId: p.orgId,
-      receiptNum: p.receiptNum,
-      amountMinor: p.amountMinor,
-      currency: p.currency as Currency,
-      gatewayKey: p.gatewayKey,
-      sentAt: p.sentAt,
-      context,
-    };
+    if (found === null) {
+      // The gateway has no record of it: nothing was charged. Free it, to be charged once later.
+      if (!(await db.transaction((tx) => releaseClaim(tx, deps, claimed)))) return 'raced';
+      metrics.paymentsRecovered.inc({ status: 'Released' });
+      logger.info({ receiptNum: p.receiptNum }, 'pending payment released: the gateway has no record of it');
+      return 'released';
+    }
+    const result = found;
     const purpose = context.purpose;
     let recorded = true;
     if (purpose.kind === 'charge') {

@@ -33,11 +33,12 @@ import {
   leaveInDoubt,
   PENDING_ERROR,
   recordPayment,
+  releaseClaim,
   sendPayment,
   UNAVAILABLE_ERROR,
   webhooksFor,
 } from '../payments/payment-service.ts';
-import { markVoided, releasePayment } from '../payments/repo.ts';
+import { markVoided } from '../payments/repo.ts';
 import { type CreatedSchedule, scheduleHandlers } from './handling.ts';
 import {
   deletePendingSchedule,
@@ -427,9 +428,10 @@ export async function schedulePayment(
   /** Nothing reached the gateway: forget the schedule and the key, so the same id can be tried again. */
   const release = async () => {
     await deps.db.transaction(async (tx) => {
-      if (claimed) await releasePayment(tx, claimed.id);
+      if (claimed) return releaseClaim(tx, deps, claimed);
       await deletePendingSchedule(tx, finish.schedule.id);
       await forgetKey(tx, orgId, key);
+      return true;
     });
     return unavailableAnswer(finish.base);
   };

@@ -7,7 +7,7 @@
  * payment per instalment at most), and an instalment whose outcome is in doubt is finished by
  * the recovery worker.
  */
-import { type Currency, ERROR_CODES, type PaymentMethodId } from '@kupah/contracts';
+import type { Currency, PaymentMethodId } from '@kupah/contracts';
 import type { Caller } from '../auth/repo.ts';
 import { findCampaignById, findReasonById } from '../catalog/repo.ts';
 import type { Sql } from '../db/database.ts';
@@ -21,9 +21,9 @@ import {
   claimPayment,
   leaveInDoubt,
   recordPayment,
+  releaseClaim,
   sendPayment,
 } from '../payments/payment-service.ts';
-import { releasePayment } from '../payments/repo.ts';
 import { findPersonById } from '../people/repo.ts';
 import {
   claimDueInstalments,
@@ -32,7 +32,6 @@ import {
   markInstalmentChargedById,
   markInstalmentCharging,
   markInstalmentFailed,
-  returnInstalment,
   type ScheduleForCharge,
   tryLockSchedule,
 } from './repo.ts';
@@ -69,9 +68,6 @@ function callerOf(s: ScheduleForCharge): Caller {
   };
 }
 
-/** After an unreachable gateway, when an instalment is tried again (not counted as an attempt). */
-const UNREACHABLE_RETRY_MS = 5 * 60_000;
-
 /**
  * Record an instalment's payment and what follows for the instalment: charged, or failed with a
  * retry 1 then 2 days later. Recovery calls it too, for an instalment whose outcome was in doubt.
@@ -90,11 +86,7 @@ export async function finishInstalment(
     await markInstalmentChargedById(tx, purpose.instalmentId, paid.id);
   } else {
     const days = INSTALMENT_RETRY_DAYS[purpose.attempts];
-    // Nothing was charged because the call never completed (recovery found no record): try again
-    // soon, not a day later as after a decline.
-    const wait =
-      paid.errorCode === ERROR_CODES.PAYMENT_NOT_COMPLETED ? UNREACHABLE_RETRY_MS : (days ?? 0) * 86_400_000;
-    const retryAt = days === undefined ? null : new Date(deps.now().getTime() + wait);
+    const retryAt = days === undefined ? null : new Date(deps.now().getTime() + days * 86_400_000);
     await markInstalmentFailed(
       tx,
       purpose.instalmentId,
@@ -178,16 +170,13 @@ export function recurringScheduler(deps: Deps, opts: SchedulerOptions = {}) {
     });
     if (claim === null) return false;
     if (claim === 'settled') return true;
-    const { claimed, gateway, instrument, recurring, due } = claim;
+    const { claimed, gateway, instrument, recurring } = claim;
     const outcome = await sendPayment(deps, gateway, claimed, instrument, recurring);
     if (outcome.kind === 'in_doubt') {
       await leaveInDoubt(deps, claimed, outcome.reason);
     } else if (outcome.kind === 'unreachable') {
       // Nothing was charged: the instalment is due again shortly, and this was not an attempt.
-      await db.transaction(async (tx) => {
-        await releasePayment(tx, claimed.id);
-        await returnInstalment(tx, due.id, new Date(deps.now().getTime() + UNREACHABLE_RETRY_MS));
-      });
+      await db.transaction((tx) => releaseClaim(tx, deps, claimed));
     } else {
       await db.transaction((tx) => finishInstalment(tx, deps, claimed, outcome.result));
     }
