@@ -118,6 +118,11 @@ describe.each(await testDatabases())('device sync exactly once under SIGKILL on 
         SANDBOX_GATEWAY_JOURNAL: journal,
         // A killed instance's claimed deliveries are retried after the lease: keep it short here.
         WEBHOOK_LEASE_MS: '1500',
+        // A charge cut off by a kill stays Pending until recovery asks the gateway (after the
+        // time-out plus the settle time): keep those short too.
+        GATEWAY_TIMEOUT_MS: '2000',
+        GATEWAY_SETTLE_MS: '0',
+        RECOVERY_POLL_MS: '200',
       };
       server = await start(port, env);
       const admin = adminClient(() => server!.url, ADMIN);
