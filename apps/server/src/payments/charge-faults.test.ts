@@ -3,8 +3,8 @@
  * device pushes and is killed at a random moment while they are in flight, twenty times over,
  * with some ids sent again in later rounds (a client retrying after an error or a lost answer).
  * The sandbox gateway keeps a journal of what it charged across the kills, as a real gateway
- * does. After the last restart every id is sent once more and recovery resolves what was left
- * Pending. Then:
+ * does. After the last restart every id is sent once more (and again while the answer is "nothing
+ * was charged, send it again") and recovery resolves what was left Pending. Then:
  * - no id was charged at the gateway more than once;
  * - every charge the gateway approved has exactly one Success payment and one payment webhook
  *   event; nothing is recorded Success that the gateway did not approve; nothing is Pending;
@@ -365,18 +365,34 @@ describe.each(await testDatabases())('SIGKILL on the money path on %s', { timeou
     const roundsDone = Date.now() - t0;
 
     // ---------------------------------------------------------------------------------------
-    // After the last restart: every id once more (lost answers are retried by clients), then wait
-    // until recovery has resolved everything left Pending.
+    // After the last restart: every id once more (a client retries after a lost answer), then wait
+    // until recovery has resolved everything left Pending. An answer that says "nothing was
+    // charged, send it again" (GATEWAY_UNAVAILABLE: recovery released a claim the gateway never
+    // saw; REQUEST_IN_PROGRESS) is sent again, as a client would; PAYMENT_PENDING is not.
     const FINAL = ROUNDS;
     const finalExternal = items.filter((i) => i.via === 'external');
     const finalOps = items.filter((i) => i.via === 'device');
-    const queue = [...finalExternal];
-    await Promise.all(
-      Array.from({ length: 16 }, async () => {
-        for (let item = queue.shift(); item; item = queue.shift()) await sendExternal(item, FINAL, () => {});
-      }),
-    );
-    for (let i = 0; i < finalOps.length; i += 20) await sendPush(finalOps.slice(i, i + 20), FINAL, () => {});
+    const sendAgain = (i: Item) => {
+      const a = answers.get(i.id)!.at(-1)!;
+      return !a.final && a.code !== 'PAYMENT_PENDING';
+    };
+    let finalRetries = 0;
+    for (let attempt = 0, todo = items; attempt < 4 && todo.length > 0; attempt++) {
+      if (attempt > 0) {
+        finalRetries += todo.length;
+        await sleep(500);
+      }
+      const queue = todo.filter((i) => i.via === 'external');
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          for (let item = queue.shift(); item; item = queue.shift())
+            await sendExternal(item, FINAL, () => {});
+        }),
+      );
+      const ops = todo.filter((i) => i.via === 'device');
+      for (let i = 0; i < ops.length; i += 20) await sendPush(ops.slice(i, i + 20), FINAL, () => {});
+      todo = items.filter(sendAgain);
+    }
     const resent = Date.now() - t0;
 
     const pendingCount = async (): Promise<number> => {
@@ -555,7 +571,8 @@ describe.each(await testDatabases())('SIGKILL on the money path on %s', { timeou
         `${charges.size} charged at the gateway (${approved} approved); ${rows.length} payments, ` +
         `${recovered.length} resolved by recovery (${recoveredOk} Success), ${notCompleted} not completed; ` +
         `${events.length} payment events`,
-      `answers: ${all.length} sent, ${all.filter((a) => a.lost).length} lost to a kill, ${open.length} not final` +
+      `answers: ${all.length} (${finalRetries} sent again after the final re-send), ` +
+        `${all.filter((a) => a.lost).length} lost to a kill, ${open.length} not final` +
         (open.length ? ` (${[...new Set(open.map((a) => `${a.httpStatus} ${a.code}`))].join(', ')})` : ''),
       `times: first start ${startedIn} ms, restarts ${Math.min(...restarts)}–${Math.max(...restarts)} ms, ` +
         `rounds done ${roundsDone} ms, re-sent ${resent} ms, settled ${settled} ms; pending ${pending}/${allPending}; SIGTERM exit ${stoppedWith}`,
