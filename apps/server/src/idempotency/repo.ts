@@ -4,7 +4,9 @@ export type Claim =
   | { kind: 'new' }
   | { kind: 'replay'; status: number; body: unknown }
   | { kind: 'conflict'; operation: string }
-  | { kind: 'in-progress' };
+  | { kind: 'in-progress' }
+  /** No record under the key, but a payment or schedule used it (before its record was purged). */
+  | { kind: 'taken' };
 
 /**
  * Claim `(org, key)` inside the caller's transaction. A concurrent claimer of the same key waits
@@ -18,13 +20,25 @@ export async function claimKey(
   key: string,
   operation: string,
   requestHash: string,
+  opts: { uniqueTransaction?: boolean } = {},
 ): Promise<Claim> {
-  const inserted = await tx.query(
-    `INSERT INTO idempotency_keys (org_id, key, operation, request_hash) VALUES ($1, $2, $3, $4)
-     ON CONFLICT (org_id, key) DO NOTHING RETURNING key`,
-    [orgId, key, operation, requestHash],
+  // With `uniqueTransaction`, a key no payment or schedule has used yet (forever, not only while
+  // its record lives) is claimed in the same statement that checks it.
+  const inserted = await tx.query<{ inserted: boolean; taken: boolean }>(
+    `WITH taken AS (
+       SELECT $5::boolean AND (
+         EXISTS (SELECT 1 FROM payments WHERE org_id = $1 AND unique_transaction_id = $2 AND schedule_id IS NULL)
+         OR EXISTS (SELECT 1 FROM schedules WHERE org_id = $1 AND unique_transaction_id = $2)) AS t
+     ), ins AS (
+       INSERT INTO idempotency_keys (org_id, key, operation, request_hash)
+       SELECT $1, $2, $3, $4 WHERE NOT (SELECT t FROM taken)
+       ON CONFLICT (org_id, key) DO NOTHING RETURNING key
+     )
+     SELECT EXISTS (SELECT 1 FROM ins) AS inserted, (SELECT t FROM taken) AS taken`,
+    [orgId, key, operation, requestHash, opts.uniqueTransaction === true],
   );
-  if (inserted.length > 0) return { kind: 'new' };
+  if (inserted[0]?.inserted) return { kind: 'new' };
+  const taken = inserted[0]?.taken === true;
   const [row] = await tx.query<{
     operation: string;
     request_hash: string;
@@ -34,7 +48,7 @@ export async function claimKey(
     'SELECT operation, request_hash, status_code, response FROM idempotency_keys WHERE org_id = $1 AND key = $2',
     [orgId, key],
   );
-  if (!row) return { kind: 'in-progress' };
+  if (!row) return taken ? { kind: 'taken' } : { kind: 'in-progress' };
   if (row.operation !== operation || row.request_hash !== requestHash)
     return { kind: 'conflict', operation: row.operation };
   if (row.status_code === null) return { kind: 'in-progress' };
@@ -66,20 +80,6 @@ export async function findCompletedKey(
     [orgId, key],
   );
   return row ? { operation: row.operation, body: row.response } : null;
-}
-
-/** The payment the request under this key is charging (answers while it is in doubt). */
-export async function linkKeyToPayment(
-  tx: Sql,
-  orgId: number,
-  key: string,
-  paymentId: number,
-): Promise<void> {
-  await tx.query('UPDATE idempotency_keys SET payment_id = $3 WHERE org_id = $1 AND key = $2', [
-    orgId,
-    key,
-    paymentId,
-  ]);
 }
 
 /** Release an unfinished key (its request never reached the gateway): the id may be used again. */

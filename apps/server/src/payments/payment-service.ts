@@ -28,7 +28,7 @@ import type { Deps } from '../deps.ts';
 import type { Gateway, GatewayResult, Instrument } from '../gateway/gateway.ts';
 import type { CallOutcome } from '../gateway/gateway-calls.ts';
 import { ApiError, notFound } from '../http/errors.ts';
-import { claimKey, completeKey, findKeyAnswer, forgetKey, linkKeyToPayment } from '../idempotency/repo.ts';
+import { claimKey, completeKey, findKeyAnswer, forgetKey } from '../idempotency/repo.ts';
 import type { Org } from '../orgs/repo.ts';
 import {
   type DeviceFacts,
@@ -49,7 +49,6 @@ import {
   markVoided,
   recordOutcome,
   releasePayment,
-  transactionIdTaken,
 } from './repo.ts';
 
 export const RESPONSE_TITLES = {
@@ -90,17 +89,6 @@ export function assertCurrency(org: Org, currency: Currency): void {
       ERROR_CODES.CURRENCY_NOT_ENABLED,
       `${currency} is not enabled for this organisation`,
       [{ field: 'currency', message: `${currency} is not enabled; enabled: ${org.currencies.join(', ')}` }],
-    );
-  }
-}
-
-/** 409 when `uniqueTransactionId` was used before by a payment or schedule (forever, not only 30 days). */
-export async function assertTransactionIdFree(tx: Sql, orgId: number, key: string): Promise<void> {
-  if (await transactionIdTaken(tx, orgId, key)) {
-    throw new ApiError(
-      409,
-      ERROR_CODES.DUPLICATE_TRANSACTION,
-      `uniqueTransactionId ${key} was already used: the same value cannot be used for more than one transaction`,
     );
   }
 }
@@ -260,6 +248,7 @@ export async function claimPayment(
     reasons: parties.reasons.map((r) => ({ reasonId: r.reason.id, amountMinor: r.amountMinor })),
     context,
     recoveryAfter: new Date(now.getTime() + recoveryLeaseMs(deps)),
+    idempotencyKey: input.purpose.kind === 'instalment' ? null : input.uniqueTransactionId,
   });
   return {
     id,
@@ -339,17 +328,23 @@ export async function recordPayment(
   deps: Deps,
   claimed: ClaimedPayment,
   result: GatewayResult,
+  answer: { key: string; body: unknown } | null = null,
 ): Promise<ExecutedPayment | null> {
   const processedAt = deps.now().toISOString();
   const token = result.token ?? claimed.context.instrumentToken;
-  const recorded = await recordOutcome(tx, claimed.id, {
-    status: result.status,
-    gatewayRef: result.gatewayRef,
-    token,
-    errorCode: result.code,
-    errorMessage: result.message,
-    processedAt,
-  });
+  const recorded = await recordOutcome(
+    tx,
+    claimed.id,
+    {
+      status: result.status,
+      gatewayRef: result.gatewayRef,
+      token,
+      errorCode: result.code,
+      errorMessage: result.message,
+      processedAt,
+    },
+    answer && { orgId: claimed.orgId, ...answer },
+  );
   if (!recorded) return null;
   const facts: PaymentFacts = {
     ...claimed.context.facts,
@@ -433,20 +428,29 @@ export const pendingChargeAnswer = (answer: ChargeAnswer): ChargeResponse => ({
   error: { ...PENDING_ERROR },
 });
 
-/** Finish a Charge's payment: record it and store the idempotency answer (recovery calls it too). */
+/**
+ * Finish a Charge's payment: record it with its idempotency answer, in one statement, or in one
+ * transaction with its webhook event when it has one (recovery calls it too). Null when another
+ * caller recorded it first.
+ */
 export async function finishCharge(
-  tx: Sql,
   deps: Deps,
   claimed: ClaimedPayment,
   result: GatewayResult,
 ): Promise<ChargeResponse | null> {
   const purpose = claimed.context.purpose;
   if (purpose.kind !== 'charge') throw new Error('not a charge');
-  const paid = await recordPayment(tx, deps, claimed, result);
-  if (!paid) return null;
-  const body = chargeAnswer(answerOf(claimed, purpose), paid);
-  await completeKey(tx, claimed.orgId, purpose.uniqueTransactionId, 200, body);
-  return body;
+  const body = chargeAnswer(answerOf(claimed, purpose), {
+    status: result.status,
+    errorCode: result.code,
+    errorMessage: result.message,
+  });
+  const answer = { key: purpose.uniqueTransactionId, body };
+  const withEvent = result.status === 'Success' && claimed.context.sendWebhook;
+  const paid = withEvent
+    ? await deps.db.transaction((tx) => recordPayment(tx, deps, claimed, result, answer))
+    : await recordPayment(deps.db, deps, claimed, result, answer);
+  return paid ? body : null;
 }
 
 /**
@@ -496,11 +500,11 @@ export async function charge(
   const key = cmd.uniqueTransactionId;
   const gateway = await deps.gateways.forCaller(caller);
   const claim = await deps.db.transaction(async (tx) => {
-    const c = await claimKey(tx, orgId, key, 'Charge', requestHash);
+    const c = await claimKey(tx, orgId, key, 'Charge', requestHash, { uniqueTransaction: true });
     if (c.kind === 'replay') return { kind: 'replay' as const, body: c.body as ChargeResponse };
     if (c.kind === 'conflict') throw duplicate(key, c.operation);
+    if (c.kind === 'taken') throw usedBefore(key);
     if (c.kind === 'in-progress') return { kind: 'in-progress' as const };
-    await assertTransactionIdFree(tx, orgId, key);
     const parties = await resolveParties(tx, orgId, cmd, amountMinor);
     const claimed = await claimPayment(
       tx,
@@ -534,7 +538,6 @@ export async function charge(
       },
       gateway?.name ?? 'None',
     );
-    await linkKeyToPayment(tx, orgId, key, claimed.id);
     return { kind: 'claimed' as const, claimed };
   });
   const unavailable = (): ChargeResponse => ({
@@ -561,7 +564,7 @@ export async function charge(
     await deps.db.transaction((tx) => releaseClaim(tx, deps, claimed));
     return unavailable();
   }
-  const body = await deps.db.transaction((tx) => finishCharge(tx, deps, claimed, outcome.result));
+  const body = await finishCharge(deps, claimed, outcome.result);
   // Recovery recorded it first (only after this request outlived its lease): answer what it stored.
   return body ?? awaitOutcome(deps, orgId, key, (id) => pendingChargeOf(deps, id), unavailable);
 }
@@ -576,6 +579,14 @@ async function pendingChargeOf(deps: Deps, paymentId: number): Promise<ChargeRes
   if (!row || purpose?.kind !== 'charge') throw new Error(`payment ${paymentId} is not a pending charge`);
   return pendingChargeAnswer(answerOf({ receiptNum: row.receipt_num }, purpose));
 }
+
+/** 409: a payment or schedule used this id before (its idempotency record is gone): unique forever. */
+export const usedBefore = (key: string) =>
+  new ApiError(
+    409,
+    ERROR_CODES.DUPLICATE_TRANSACTION,
+    `uniqueTransactionId ${key} was already used: the same value cannot be used for more than one transaction`,
+  );
 
 /** 409: the id was used before for another request (another body, or another operation). */
 export const duplicate = (key: string, operation: string) =>
@@ -597,6 +608,7 @@ export async function underIdempotencyKey<T>(
   const claim = await claimKey(tx, orgId, key, operation, requestHash);
   if (claim.kind === 'replay') return claim.body as T;
   if (claim.kind === 'conflict') throw duplicate(key, claim.operation);
+  if (claim.kind === 'taken') throw usedBefore(key);
   if (claim.kind === 'in-progress') {
     throw new ApiError(
       409,

@@ -108,7 +108,7 @@ export function paymentRecovery(deps: Deps, opts: RecoveryOptions = {}) {
     const purpose = context.purpose;
     let recorded = true;
     if (purpose.kind === 'charge') {
-      recorded = (await db.transaction((tx) => finishCharge(tx, deps, claimed, result))) !== null;
+      recorded = (await finishCharge(deps, claimed, result)) !== null;
     } else if (purpose.kind === 'instalment') {
       await db.transaction((tx) => finishInstalment(tx, deps, claimed, result));
     } else {

@@ -36,18 +36,28 @@ export interface NewPayment {
   context: unknown;
   /** When recovery may take the payment over if the request that claimed it has not finished. */
   recoveryAfter: Date;
+  /** The idempotency record of the request that claims it (null: none, e.g. an instalment). */
+  idempotencyKey: string | null;
 }
 
-/** Insert a Pending payment and its reason split; returns its id and new receipt number. */
+/**
+ * Insert a Pending payment and its reason split, and point the request's idempotency record at it
+ * (`idempotencyKey`, when it has one); returns its id and new receipt number.
+ */
 export async function insertPayment(tx: Sql, p: NewPayment): Promise<{ id: number; receiptNum: string }> {
   const [row] = await tx.query<{ id: string; receipt_num: string }>(
-    `INSERT INTO payments (org_id, receipt_num, status, amount_minor, currency, method, payment_date, processed_at,
-       donor_id, donor_created, campaign_id, collector_id, schedule_id, instalment_seq, source_id, api_key_id,
-       unique_transaction_id, note, brand, last4, expiry, card_holder_name, token, gateway_name, gateway_key,
-       is_anonymous, device, pending_context, gateway_state, gateway_sent_at, recovery_after)
-     VALUES ($1, 'R' || nextval('receipt_seq'), 'Pending', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
-       $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25::jsonb, $26::jsonb, 'sending', $6, $27)
-     RETURNING id, receipt_num`,
+    `WITH ins AS (
+       INSERT INTO payments (org_id, receipt_num, status, amount_minor, currency, method, payment_date, processed_at,
+         donor_id, donor_created, campaign_id, collector_id, schedule_id, instalment_seq, source_id, api_key_id,
+         unique_transaction_id, note, brand, last4, expiry, card_holder_name, token, gateway_name, gateway_key,
+         is_anonymous, device, pending_context, gateway_state, gateway_sent_at, recovery_after)
+       VALUES ($1, 'R' || nextval('receipt_seq'), 'Pending', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
+         $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25::jsonb, $26::jsonb, 'sending', $6, $27)
+       RETURNING id, receipt_num
+     ), linked AS (
+       UPDATE idempotency_keys SET payment_id = (SELECT id FROM ins) WHERE org_id = $1 AND key = $28
+     )
+     SELECT id, receipt_num FROM ins`,
     [
       p.orgId,
       p.amountMinor,
@@ -76,6 +86,7 @@ export async function insertPayment(tx: Sql, p: NewPayment): Promise<{ id: numbe
       p.device === null ? null : JSON.stringify(p.device),
       JSON.stringify(p.context),
       p.recoveryAfter.toISOString(),
+      p.idempotencyKey,
     ],
   );
   const id = Number(row!.id);
@@ -133,16 +144,6 @@ export async function findPaymentByReceipt(
   return row ? toPaymentForVoid(row) : null;
 }
 
-/** Whether a payment or schedule of the organisation already carries this uniqueTransactionId. */
-export async function transactionIdTaken(sql: Sql, orgId: number, key: string): Promise<boolean> {
-  const [row] = await sql.query<{ taken: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM payments WHERE org_id = $1 AND unique_transaction_id = $2 AND schedule_id IS NULL)
-         OR EXISTS (SELECT 1 FROM schedules WHERE org_id = $1 AND unique_transaction_id = $2) AS taken`,
-    [orgId, key],
-  );
-  return row?.taken === true;
-}
-
 export async function lockPaymentById(tx: Sql, orgId: number, id: number): Promise<PaymentForVoid | null> {
   const [row] = await tx.query<PaymentForVoidRow>(
     `SELECT ${VOID_COLS} FROM payments WHERE org_id = $1 AND id = $2 FOR UPDATE`,
@@ -175,18 +176,41 @@ export interface PaymentOutcome {
 }
 
 /**
- * Record the gateway's outcome of a Pending payment. False when it was no longer Pending (another
- * request or the recovery worker recorded it first): the caller then answers what was recorded.
+ * Record the gateway's outcome of a Pending payment and (`answer`) store the idempotency answer of
+ * the request it was for, in one statement. False when it was no longer Pending (another request
+ * or the recovery worker recorded it first): the caller then answers what was recorded.
  */
-export async function recordOutcome(tx: Sql, id: number, o: PaymentOutcome): Promise<boolean> {
-  const rows = await tx.query(
-    `UPDATE payments SET status = $2, gateway_ref = $3, token = COALESCE($4, token), error_code = $5,
-       error_message = $6, processed_at = $7, gateway_state = NULL, recovery_after = NULL,
-       pending_context = NULL, resolved_at = now()
-     WHERE id = $1 AND status = 'Pending' RETURNING id`,
-    [id, o.status, o.gatewayRef, o.token, o.errorCode, o.errorMessage, o.processedAt],
+export async function recordOutcome(
+  sql: Sql,
+  id: number,
+  o: PaymentOutcome,
+  answer: { orgId: number; key: string; body: unknown } | null = null,
+): Promise<boolean> {
+  const [row] = await sql.query<{ recorded: boolean }>(
+    `WITH p AS (
+       UPDATE payments SET status = $2, gateway_ref = $3, token = COALESCE($4, token), error_code = $5,
+         error_message = $6, processed_at = $7, gateway_state = NULL, recovery_after = NULL,
+         pending_context = NULL, resolved_at = now()
+       WHERE id = $1 AND status = 'Pending' RETURNING id
+     ), k AS (
+       UPDATE idempotency_keys SET status_code = 200, response = $10::jsonb
+       WHERE org_id = $8 AND key = $9 AND EXISTS (SELECT 1 FROM p)
+     )
+     SELECT EXISTS (SELECT 1 FROM p) AS recorded`,
+    [
+      id,
+      o.status,
+      o.gatewayRef,
+      o.token,
+      o.errorCode,
+      o.errorMessage,
+      o.processedAt,
+      answer?.orgId ?? null,
+      answer?.key ?? null,
+      answer ? JSON.stringify(answer.body) : null,
+    ],
   );
-  return rows.length > 0;
+  return row?.recorded === true;
 }
 
 /** The gateway call ended without an outcome: recovery asks the gateway after `recoveryAfter`. */
@@ -298,24 +322,6 @@ export async function postponeRecovery(sql: Sql, id: number, retryAt: Date, note
      WHERE id = $1 AND status = 'Pending'`,
     [id, retryAt.toISOString(), note],
   );
-}
-
-/** The state of the payment a request under this idempotency key claimed (null: none). */
-export async function paymentOfKey(
-  sql: Sql,
-  orgId: number,
-  key: string,
-): Promise<{ id: number; status: PaymentStatus; gatewayState: 'sending' | 'in_doubt' | null } | null> {
-  const [row] = await sql.query<{
-    id: string;
-    status: PaymentStatus;
-    gateway_state: 'sending' | 'in_doubt' | null;
-  }>(
-    `SELECT p.id, p.status, p.gateway_state FROM idempotency_keys k JOIN payments p ON p.id = k.payment_id
-     WHERE k.org_id = $1 AND k.key = $2`,
-    [orgId, key],
-  );
-  return row ? { id: Number(row.id), status: row.status, gatewayState: row.gateway_state } : null;
 }
 
 /** How many payments are Pending (a gauge for /metrics and the admin CLI). */

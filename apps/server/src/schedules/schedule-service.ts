@@ -10,7 +10,7 @@ import type { Caller } from '../auth/repo.ts';
 import type { Deps } from '../deps.ts';
 import type { Gateway, GatewayResult, Instrument } from '../gateway/gateway.ts';
 import { validationError } from '../http/errors.ts';
-import { claimKey, completeKey, forgetKey, linkKeyToPayment } from '../idempotency/repo.ts';
+import { claimKey, completeKey, forgetKey } from '../idempotency/repo.ts';
 import { civilDateIn, type OrgSettings } from '../orgs/settings.ts';
 import {
   accountNumber,
@@ -24,7 +24,6 @@ import { resolveParties } from '../payments/parties.ts';
 import {
   assertCurrency,
   assertSameOrg,
-  assertTransactionIdFree,
   awaitOutcome,
   type ClaimedPayment,
   claimPayment,
@@ -36,6 +35,7 @@ import {
   releaseClaim,
   sendPayment,
   UNAVAILABLE_ERROR,
+  usedBefore,
   webhooksFor,
 } from '../payments/payment-service.ts';
 import { markVoided } from '../payments/repo.ts';
@@ -294,11 +294,11 @@ export async function schedulePayment(
   const gateway = await deps.gateways.forCaller(caller);
 
   const claim = await deps.db.transaction(async (tx) => {
-    const c = await claimKey(tx, orgId, key, 'SchedulePayment', requestHash);
+    const c = await claimKey(tx, orgId, key, 'SchedulePayment', requestHash, { uniqueTransaction: true });
     if (c.kind === 'replay') return { kind: 'replay' as const, body: c.body as ScheduleResponse };
     if (c.kind === 'conflict') throw duplicate(key, c.operation);
+    if (c.kind === 'taken') throw usedBefore(key);
     if (c.kind === 'in-progress') return { kind: 'in-progress' as const };
-    await assertTransactionIdFree(tx, orgId, key);
     const parties = await resolveParties(tx, orgId, cmd, amounts.firstMinor);
     const device = deviceFacts(caller, cmd.deviceInfo);
     const isAnonymous = cmd.isAnonymousDonation ?? parties.donor === null;
@@ -404,7 +404,6 @@ export async function schedulePayment(
       },
       gateway?.name ?? 'None',
     );
-    await linkKeyToPayment(tx, orgId, key, claimed.id);
     return { kind: 'claimed' as const, finish, claimed };
   });
 
