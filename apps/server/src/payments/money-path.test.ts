@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Gateway } from '../gateway/gateway.ts';
 import { type SandboxFault, sandboxGateway } from '../gateway/sandbox-gateway.ts';
+import { recurringScheduler } from '../schedules/scheduler.ts';
 import { pairTestDevice, sealedOp } from '../testing/device-client.ts';
 import {
   chargeBody,
@@ -20,11 +21,12 @@ import { paymentRecovery } from './recovery.ts';
 /** The sandbox with a fault chosen per idempotency key, a gate that holds calls, and call counts. */
 function scriptedGateway() {
   const faults = new Map<string, SandboxFault>();
+  let faultWhere: ((key: string) => SandboxFault | null) | null = null;
   const calls = new Map<string, number>();
   let gate: Promise<void> | null = null;
   let open: (() => void) | null = null;
   const inner = sandboxGateway({
-    profile: { faultFor: (_op, key) => faults.get(key) ?? null },
+    profile: { faultFor: (_op, key) => faults.get(key) ?? faultWhere?.(key) ?? null },
   });
   const gateway: Gateway = {
     ...inner,
@@ -38,6 +40,9 @@ function scriptedGateway() {
   return {
     gateway,
     fault: (key: string, f: SandboxFault | null) => (f ? faults.set(key, f) : faults.delete(key)),
+    faultWhere: (pick: ((key: string) => SandboxFault | null) | null) => {
+      faultWhere = pick;
+    },
     calls: (key: string) => calls.get(key) ?? 0,
     hold() {
       gate = new Promise<void>((r) => {
@@ -291,6 +296,62 @@ describe.each(await testDatabases())('money path on %s', { timeout: 60_000 }, (k
       [uid],
     );
     expect(instalments.map((i) => i.status)).toEqual(['charged', 'pending', 'pending']);
+    await h.admin('PATCH', `/orgs/${h.org.orgGuid}/settings`, { scheduleMode: 'Integration' });
+  });
+
+  it('an instalment whose charge never reached the gateway (unreachable, or lost before it) is due again, then charged once', async () => {
+    await h.admin('PATCH', `/orgs/${h.org.orgGuid}/settings`, { scheduleMode: 'Internal' });
+    const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/New_York' }).format(h.clock.now);
+    const uid = randomUUID();
+    const made = await h.request(
+      'POST',
+      '/v1/External/SchedulePayment',
+      {
+        orgGUID: h.org.orgGuid,
+        currency: 'USD',
+        paymentMethodId: 'Credit_Card',
+        uniqueTransactionId: uid,
+        card: { ccNum: '4242424242424242', expiry: '12/30', cvv: '123' },
+        scheduleDetails: {
+          frequencyID: 'Daily',
+          startDate: today,
+          totalPaymentsCount: 3,
+          amountPerPayment: 4,
+        },
+      },
+      keyAuth(h),
+    );
+    expect(made.body.paymentStatus).toBe('Success');
+    const tag = `:schedule:${made.body.scheduleNum}:`;
+    const instalments = () =>
+      h.db.query<{ status: string; attempts: number; payment_id: string | null }>(
+        `SELECT i.status, i.attempts, i.payment_id FROM schedule_instalments i JOIN schedules s ON s.id = i.schedule_id
+          WHERE s.unique_transaction_id = $1 ORDER BY i.sequence`,
+        [uid],
+      );
+    const scheduler = recurringScheduler(h.deps);
+    // Instalment 2: the gateway cannot be reached. Nothing charged, not an attempt, due again soon.
+    gw.faultWhere((key) => (key.includes(`${tag}2:`) ? 'unreachable' : null));
+    h.clock.set(new Date(h.clock.now.getTime() + 86_400_000).toISOString());
+    await scheduler.drain();
+    expect((await instalments())[1]).toMatchObject({ status: 'pending', attempts: 0, payment_id: null });
+    // Then the call times out (nothing charged): Pending until recovery finds no record, then due again.
+    gw.faultWhere((key) => (key.includes(`${tag}2:`) ? 'timeout' : null));
+    h.clock.set(new Date(h.clock.now.getTime() + 10 * 60_000).toISOString());
+    await scheduler.drain();
+    expect((await instalments())[1]!.status).toBe('charging');
+    gw.faultWhere(null);
+    await recover();
+    expect((await instalments())[1]).toMatchObject({ status: 'pending', payment_id: null });
+    h.clock.set(new Date(h.clock.now.getTime() + 10 * 60_000).toISOString());
+    await scheduler.drain();
+    expect((await instalments())[1]!.status).toBe('charged');
+    const successes = await h.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM payments p JOIN schedules s ON s.id = p.schedule_id
+        WHERE s.unique_transaction_id = $1 AND p.instalment_seq = 2 AND p.status = 'Success'`,
+      [uid],
+    );
+    expect(successes[0]!.n).toBe(1);
     await h.admin('PATCH', `/orgs/${h.org.orgGuid}/settings`, { scheduleMode: 'Integration' });
   });
 

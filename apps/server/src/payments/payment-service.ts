@@ -42,13 +42,14 @@ import type { ScheduleFinish } from '../schedules/schedule-service.ts';
 import { type PreparedInstrument, prepareInstrument } from './instrument.ts';
 import { type Parties, resolveParties } from './parties.ts';
 import {
+  deletePendingPayment,
   findPaymentByReceipt,
   insertPayment,
   lockPaymentById,
+  lockPendingPayment,
   markInDoubt,
   markVoided,
   recordOutcome,
-  releasePayment,
 } from './repo.ts';
 
 export const RESPONSE_TITLES = {
@@ -378,16 +379,17 @@ export const RELEASED_INSTALMENT_RETRY_MS = 5 * 60_000;
  * due again shortly. False when the payment was no longer Pending (someone recorded it).
  */
 export async function releaseClaim(tx: Sql, deps: Deps, claimed: ClaimedPayment): Promise<boolean> {
-  if (!(await releasePayment(tx, claimed.id))) return false;
+  if (!(await lockPendingPayment(tx, claimed.id))) return false;
   const p = claimed.context.purpose;
   if (p.kind === 'charge') {
     await forgetKey(tx, claimed.orgId, p.uniqueTransactionId);
   } else if (p.kind === 'schedule') {
-    await deletePendingSchedule(tx, p.scheduleId);
     await forgetKey(tx, claimed.orgId, p.finish.schedule.uniqueTransactionId);
   } else {
     await returnInstalment(tx, p.instalmentId, new Date(deps.now().getTime() + RELEASED_INSTALMENT_RETRY_MS));
   }
+  await deletePendingPayment(tx, claimed.id);
+  if (p.kind === 'schedule') await deletePendingSchedule(tx, p.scheduleId);
   return true;
 }
 

@@ -222,23 +222,21 @@ export async function markInDoubt(sql: Sql, id: number, recoveryAfter: Date, not
   );
 }
 
+/** Lock a payment if it is still Pending (false: it was recorded, or released, meanwhile). */
+export async function lockPendingPayment(tx: Sql, id: number): Promise<boolean> {
+  const rows = await tx.query(`SELECT id FROM payments WHERE id = $1 AND status = 'Pending' FOR UPDATE`, [
+    id,
+  ]);
+  return rows.length > 0;
+}
+
 /**
- * Forget a Pending payment whose request certainly never reached the gateway (nothing charged),
- * with its idempotency record, so the same uniqueTransactionId can be tried again.
+ * Forget a Pending payment (locked by `lockPendingPayment`) whose request never charged anything,
+ * with its reason split. Whatever refers to it must have let go of it first.
  */
-export async function releasePayment(tx: Sql, id: number): Promise<boolean> {
-  const [row] = await tx.query<{
-    org_id: string;
-    unique_transaction_id: string | null;
-    schedule_id: string | null;
-  }>(
-    `SELECT org_id, unique_transaction_id, schedule_id FROM payments WHERE id = $1 AND status = 'Pending' FOR UPDATE`,
-    [id],
-  );
-  if (!row) return false;
+export async function deletePendingPayment(tx: Sql, id: number): Promise<void> {
   await tx.query('DELETE FROM payment_reasons WHERE payment_id = $1', [id]);
-  await tx.query('DELETE FROM payments WHERE id = $1', [id]);
-  return true;
+  await tx.query(`DELETE FROM payments WHERE id = $1 AND status = 'Pending'`, [id]);
 }
 
 export interface PendingPayment {
