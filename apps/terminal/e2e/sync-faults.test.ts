@@ -141,7 +141,15 @@ describe.each(await testDatabases())('device sync exactly once under SIGKILL on 
       const indexedDB = new IDBFactory();
       const dbName = `faults-${scenario}`;
       const make = (locks: { request<T>(name: string, cb: () => Promise<T>): Promise<T> }) =>
-        createTerminalData({ bridge: nodeBridge('Hall kiosk'), dbName, indexedDB, IDBKeyRange, locks });
+        createTerminalData({
+          bridge: nodeBridge('Hall kiosk'),
+          dbName,
+          indexedDB,
+          IDBKeyRange,
+          locks,
+          // Items a kill left being confirmed are asked about again after 2 s here, not 30 s.
+          confirmRecheckMs: 2_000,
+        });
       const tabs: TerminalData[] =
         scenario === 'one tab' ? [make(processLocks())] : [make(noLocks), make(noLocks)];
       await tabs[0]!.pair(server.url, device.pairingCode, 'Hall kiosk');
