@@ -118,12 +118,17 @@ describe.each(await testDatabases())('scheduler killed mid-run on %s', { timeout
         child = await start();
       }
     }
-    // Time goes on (a charge cut off by the last kill is recovered once its lease has passed); let the
-    // last instance catch up, then check through the management API.
-    writeFileSync(clockFile, new Date(now.getTime() + 3_600_000).toISOString());
+    // Time goes on (a charge cut off by a kill is recovered once its lease has passed, or released
+    // and charged again); let the last instance catch up, then check through the management API.
+    let later = now.getTime() + 3_600_000;
+    writeFileSync(clockFile, new Date(later).toISOString());
     const deadline = Date.now() + 100_000;
     let charged = 0;
     while (Date.now() < deadline) {
+      // Simulated time keeps going (a minute per check): an instalment whose cut-off charge recovery
+      // released is due again 5 minutes later.
+      later += 60_000;
+      writeFileSync(clockFile, new Date(later).toISOString());
       const list = await fetch(`${url}/v1/External/Schedules?orgGuid=${org.orgGuid}&limit=100`, {
         headers: { apikey: String(org.apiKey) },
       }).then((r) => r.json() as Promise<{ schedules: { paymentsCharged: number; status: string }[] }>);
