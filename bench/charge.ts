@@ -2,6 +2,8 @@
  * `charge`: the real HTTP server under autocannon, one unique uniqueTransactionId per request,
  * against a fresh database; then, on the same database kind and driver, the rate of bare
  * single-row INSERT commits (the durable-write limit) and the ratio between the two.
+ * `gatewayLatencyMs` makes the server's sandbox gateway take that long per call
+ * (SANDBOX_GATEWAY_LATENCY_MS), as a real card authorisation does.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -13,13 +15,18 @@ import { type CpuSplit, cpuSnapshot, cpuSplit } from './cpu.ts';
 import { type InsertResult, measurePgInserts, measurePgliteInserts } from './inserts.ts';
 import { errorText, onCleanup, type Registered, sleep, withTimeout } from './lifecycle.ts';
 import {
+  type BackendActivity,
+  countersPer,
   createBenchDatabase,
+  type DbCounters,
+  dbCounters,
   dropBenchDatabase,
   loopbackPgUrl,
   queryOnce,
+  sampleBackends,
   withDatabase,
 } from './postgres.ts';
-import { metricSum, requestJson, type ServerHandle, startServer } from './server.ts';
+import { metricSum, requestJson, type ServerHandle, serverRevision, startServer } from './server.ts';
 
 export type DbKind = 'pglite' | 'postgres';
 
@@ -27,6 +34,10 @@ export interface ChargeOptions {
   db: DbKind;
   durationSeconds: number;
   connections: number;
+  /** Whether `connections` came from --connections or was chosen for the gateway latency. */
+  connectionsChosenBy: 'option' | 'default';
+  /** Time every sandbox gateway call takes (SANDBOX_GATEWAY_LATENCY_MS of the server), ms. */
+  gatewayLatencyMs: number;
   warmupSeconds: number;
   insertSeconds: number;
   /** Admin URL of the loopback PostgreSQL (database `postgres`); the bench database is created beside it. */
@@ -43,17 +54,76 @@ export interface Targets {
   ratio: number | null;
 }
 
-/** The issue's targets on the reference 2-core machine. */
+/** The issue's targets on the reference 2-core machine, with an instant gateway. */
 export const TARGETS: Record<DbKind, Targets> = {
   postgres: { chargesPerSecond: 1000, p99Ms: 50, ratio: 0.5 },
   pglite: { chargesPerSecond: 300, p99Ms: null, ratio: null },
 };
+
+/**
+ * Targets with a gateway that takes `latencyMs`: the same charges/s; on PostgreSQL p99 ≤ 600 ms
+ * for a 300 ms gateway (twice the gateway's time, at least the instant gateway's 50 ms, for other
+ * latencies); no ratio target (a charge then waits on the gateway, not on the database).
+ */
+export function targetsFor(db: DbKind, latencyMs: number): Targets {
+  const base = TARGETS[db];
+  if (latencyMs === 0) return base;
+  return {
+    chargesPerSecond: base.chargesPerSecond,
+    p99Ms: base.p99Ms === null ? null : Math.max(base.p99Ms, 2 * latencyMs),
+    ratio: null,
+  };
+}
+
+/** With an instant gateway 10 connections saturate the server on 2 cores (docs/benchmarks.md). */
+export const INSTANT_CONNECTIONS = 10;
+/** Closed-loop headroom over Little's law (see defaultConnections). */
+const HEADROOM = 1.25;
+
+/**
+ * Connections when --connections is not given. autocannon is a closed loop: each connection has
+ * one request in flight, so throughput = connections ÷ latency (Little's law). To offer the target
+ * rate through a gateway taking `latencyMs`, it needs target × latency requests waiting on the
+ * gateway (1,000/s × 0.3 s = 300), plus the 10 that keep the server itself busy, plus 25 % so the
+ * target is not the most the load generator can offer (the server's own time per charge grows
+ * under load): 10 + ⌈1.25 × 1,000 × 0.3⌉ = 385 on PostgreSQL with a 300 ms gateway.
+ */
+export function defaultConnections(db: DbKind, latencyMs: number): number {
+  if (latencyMs === 0) return INSTANT_CONNECTIONS;
+  return INSTANT_CONNECTIONS + Math.ceil((HEADROOM * TARGETS[db].chargesPerSecond * latencyMs) / 1000);
+}
+
+/** The server's gateway call limits (config.ts defaults unless set in the environment it inherits). */
+export function gatewayLimits(env: NodeJS.ProcessEnv = process.env) {
+  const num = (v: string | undefined, d: number) => (v?.trim() && Number.isFinite(Number(v)) ? Number(v) : d);
+  return {
+    perOrg: num(env.GATEWAY_CONCURRENCY_PER_ORG, 256),
+    perGateway: num(env.GATEWAY_CONCURRENCY, 1024),
+    timeoutMs: num(env.GATEWAY_TIMEOUT_MS, 30_000),
+  };
+}
 
 export interface ChargeReport {
   name: 'charge';
   db: DbKind;
   durationSeconds: number;
   connections: number;
+  connectionsChosenBy: 'option' | 'default';
+  /** SANDBOX_GATEWAY_LATENCY_MS the server ran with. */
+  gatewayLatencyMs: number;
+  /**
+   * The server's gateway limits; with a gateway latency, one organisation (the benchmark uses one)
+   * can get at most perOrg ÷ latency charges/s through them (`gatewayCeilingPerSecond`).
+   */
+  gatewayLimits: { perOrg: number; perGateway: number; timeoutMs: number };
+  gatewayCeilingPerSecond: number | null;
+  /** PostgreSQL: the server's connections to the bench database during the measured run. */
+  backends: BackendActivity | null;
+  /**
+   * PostgreSQL: statistics counters per payment over the server's whole life (sample, warm-up and
+   * measured charges; read after it stopped): commits, rows, and per table scans and writes.
+   */
+  dbPerPayment: DbCounters | null;
   chargesPerSecond: number;
   p50Ms: number;
   p99Ms: number;
@@ -67,6 +137,8 @@ export interface ChargeReport {
   node: string;
   cpus: number;
   at: string;
+  /** The commit the server ran (`+changes`: with uncommitted changes under apps/ or packages/). */
+  serverRevision: string | null;
   /** What was missed, in words (empty when meetsTargets). */
   misses: string[];
   latencyMs: { mean: number; p90: number; p99_9: number; max: number };
@@ -103,15 +175,15 @@ export interface ChargeReport {
   };
 }
 
-interface Org {
+export interface Org {
   orgGuid: string;
   apiKey: string;
   sourceGuid: string;
 }
 
-const CHARGE_PATH = '/v1/External/Charge';
+export const CHARGE_PATH = '/v1/External/Charge';
 
-function chargeBody(orgGuid: string, uniqueTransactionId: string) {
+export function chargeBody(orgGuid: string, uniqueTransactionId: string) {
   return {
     orgGUID: orgGuid,
     amount: 18,
@@ -122,7 +194,7 @@ function chargeBody(orgGuid: string, uniqueTransactionId: string) {
   };
 }
 
-async function createBenchOrg(url: string, adminToken: string): Promise<Org> {
+export async function createBenchOrg(url: string, adminToken: string): Promise<Org> {
   const auth = { authorization: `Bearer ${adminToken}` };
   const created = await requestJson<Org>(`${url}/admin/orgs`, {
     method: 'POST',
@@ -197,17 +269,26 @@ function fire(url: string, org: Org, connections: number, seconds: number, tag: 
   });
 }
 
-/** Reads `count` until two reads 300 ms apart agree (requests cut off in flight have finished). */
-async function settled(count: () => Promise<number>): Promise<number> {
+/** A payment count, and how many of those payments still wait for their gateway outcome. */
+interface Count {
+  n: number;
+  pending: number;
+}
+
+/**
+ * Reads `count` until two reads `gapMs` apart agree and none is pending (requests cut off in
+ * flight have finished, their gateway calls included).
+ */
+async function settled(count: () => Promise<Count>, gapMs: number): Promise<number> {
   let last = await count();
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + 15_000 + gapMs * 5;
   while (Date.now() < deadline) {
-    await sleep(300);
+    await sleep(gapMs);
     const now = await count();
-    if (now === last) return now;
+    if (now.n === last.n && now.pending === 0) return now.n;
     last = now;
   }
-  return last;
+  return last.n;
 }
 
 /** Org, sample charge, warm-up and the measured run against a started server. */
@@ -216,6 +297,7 @@ async function measureHttp(
   opts: ChargeOptions,
   adminToken: string,
   databaseUrl: string | undefined,
+  backendsOf: (() => ReturnType<typeof sampleBackends>) | undefined,
 ) {
   const { log } = opts;
   const org = await createBenchOrg(server.url, adminToken);
@@ -224,34 +306,57 @@ async function measureHttp(
   log('sample charge: 200, paymentStatus Success');
 
   const serverCount = () => metricSum(server.url, 'kupah_payments_total');
-  const liveCount = databaseUrl === undefined ? serverCount : () => countPayments(databaseUrl, org.orgGuid);
+  // PGlite: the server's counter only counts outcomes recorded, so a gap longer than a gateway call
+  // is what shows nothing is still in flight.
+  const liveCount: () => Promise<Count> =
+    databaseUrl === undefined
+      ? async () => ({ n: await serverCount(), pending: 0 })
+      : () => countPayments(databaseUrl, org.orgGuid);
+  const gapMs = 300 + opts.gatewayLatencyMs;
 
   if (opts.warmupSeconds > 0) {
     log(`warm-up: ${opts.warmupSeconds} s, ${opts.connections} connections`);
     await fire(server.url, org, opts.connections, opts.warmupSeconds, `${tag}-w`);
   }
-  const before = await settled(liveCount);
+  const before = await settled(liveCount, gapMs);
   log(`measuring: ${opts.durationSeconds} s, ${opts.connections} connections`);
-  const cpuBefore = cpuSnapshot(server.pid);
+  const sampler = backendsOf?.();
+  const database = databaseUrl && decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
+  const cpuBefore = cpuSnapshot(server.pid, database);
   const { result, successResponses } = await fire(
     server.url,
     org,
     opts.connections,
     opts.durationSeconds,
     `${tag}-m`,
-  );
-  const cpu = cpuSplit(cpuBefore, cpuSnapshot(server.pid), result['2xx']);
-  const after = await settled(liveCount);
+  ).catch(async (err: unknown) => {
+    await sampler?.stop();
+    throw err;
+  });
+  const cpu = cpuSplit(cpuBefore, cpuSnapshot(server.pid, database), result['2xx']);
+  const backends = (await sampler?.stop()) ?? null;
+  const after = await settled(liveCount, gapMs);
   const countedByServer = await serverCount();
-  return { org, result, successResponses, cpu, before, after, countedByServer, logTail: server.logTail() };
+  return {
+    org,
+    result,
+    successResponses,
+    cpu,
+    backends,
+    before,
+    after,
+    countedByServer,
+    logTail: server.logTail(),
+  };
 }
 
-const COUNT_PAYMENTS =
-  'SELECT count(*)::int AS n FROM payments p JOIN orgs o ON o.id = p.org_id WHERE o.guid = $1';
+const COUNT_PAYMENTS = `SELECT count(*)::int AS n, count(*) FILTER (WHERE p.status = 'Pending')::int AS pending
+  FROM payments p JOIN orgs o ON o.id = p.org_id WHERE o.guid = $1`;
 
-async function countPayments(databaseUrl: string, orgGuid: string): Promise<number> {
-  const rows = await queryOnce<{ n: number }>(databaseUrl, COUNT_PAYMENTS, [orgGuid]);
-  return Number(rows[0]!.n);
+async function countPayments(databaseUrl: string, orgGuid: string): Promise<Count> {
+  // Untracked: the benchmark's own counting must not show in the server's table statistics.
+  const rows = await queryOnce<Count>(databaseUrl, COUNT_PAYMENTS, [orgGuid], { untracked: true });
+  return { n: Number(rows[0]!.n), pending: Number(rows[0]!.pending) };
 }
 
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -264,19 +369,30 @@ export async function runCharge(opts: ChargeOptions): Promise<ChargeReport> {
     log(
       `note: the machine is already busy (load average ${loadAverageAtStart.join(', ')}); figures will be lower`,
     );
+  const revision = serverRevision();
   const work = await mkdtemp(join(tmpdir(), 'kupah-bench-'));
   onCleanup(`remove ${work}`, () => rm(work, { recursive: true, force: true }));
   const serverDir = join(work, 'server');
   const adminToken = `bench_${randomBytes(16).toString('hex')}`;
 
   let databaseUrl: string | undefined;
+  let backendsOf: (() => ReturnType<typeof sampleBackends>) | undefined;
   if (opts.db === 'postgres') {
     const adminUrl = loopbackPgUrl(opts.pgUrl);
     const name = await withTimeout(createBenchDatabase(adminUrl), 30_000, 'CREATE DATABASE');
     onCleanup(`drop database ${name}`, () => dropBenchDatabase(adminUrl, name));
     databaseUrl = withDatabase(adminUrl, name);
+    backendsOf = () => sampleBackends(adminUrl, name);
     log(`database ${name} created`);
   }
+  const limits = gatewayLimits();
+  const ceiling =
+    opts.gatewayLatencyMs > 0 ? Math.round(limits.perOrg / (opts.gatewayLatencyMs / 1000)) : null;
+  if (ceiling !== null && ceiling < targetsFor(opts.db, opts.gatewayLatencyMs).chargesPerSecond)
+    log(
+      `note: GATEWAY_CONCURRENCY_PER_ORG ${limits.perOrg} lets the one bench organisation make at most ` +
+        `${limits.perOrg} ÷ ${opts.gatewayLatencyMs / 1000} s = ${ceiling} charges/s through a ${opts.gatewayLatencyMs} ms gateway`,
+    );
 
   const server: ServerHandle = await startServer({
     env: {
@@ -285,43 +401,56 @@ export async function runCharge(opts: ChargeOptions): Promise<ChargeReport> {
       ADMIN_TOKEN: adminToken,
       DATA_DIR: serverDir,
       DATABASE_URL: databaseUrl,
+      SANDBOX_GATEWAY_LATENCY_MS: String(opts.gatewayLatencyMs),
+      // A healthy gateway: an inherited fault profile would make the counts meaningless.
+      SANDBOX_GATEWAY_FAULTS: undefined,
     },
     cpuProfDir: opts.cpuProfDir,
   });
   const serverCleanup = onCleanup('stop server', () => server.stop());
-  log(`server ready at ${server.url} (pid ${server.pid}, ${opts.db})`);
+  const countersBefore = databaseUrl === undefined ? null : await dbCounters(databaseUrl);
+  log(
+    `server ready at ${server.url} (pid ${server.pid}, ${opts.db}, gateway ${opts.gatewayLatencyMs} ms per call)`,
+  );
 
   const measured = await (async () => {
     try {
-      return await measureHttp(server, opts, adminToken, databaseUrl);
+      return await measureHttp(server, opts, adminToken, databaseUrl, backendsOf);
     } catch (err) {
       const tail = server.logTail();
       throw new Error(`${errorText(err)}${tail ? `\nserver log (last lines):\n${tail}` : ''}`);
     }
   })();
-  const { org, result, successResponses, cpu, before, after, countedByServer, logTail } = measured;
+  const { org, result, successResponses, cpu, backends, before, after, countedByServer, logTail } = measured;
   await serverCleanup.run();
 
   let inDatabase: number;
+  let dbPerPayment: DbCounters | null = null;
   if (opts.db === 'postgres') {
-    inDatabase = await countPayments(databaseUrl!, org.orgGuid);
+    inDatabase = (await countPayments(databaseUrl!, org.orgGuid)).n;
+    if (countersBefore && inDatabase > 0)
+      dbPerPayment = countersPer(countersBefore, await dbCounters(databaseUrl!), inDatabase);
   } else {
     // Re-open the server's data directory after its shutdown: what it answered must be on disk.
     const reopened = new PGlite(serverDir);
     try {
       await withTimeout(reopened.waitReady, 60_000, 'reopening PGlite');
-      const rows = await reopened.query<{ n: number }>(COUNT_PAYMENTS, [org.orgGuid]);
+      const rows = await reopened.query<Count>(COUNT_PAYMENTS, [org.orgGuid]);
       inDatabase = Number(rows.rows[0]!.n);
     } finally {
       await reopened.close();
     }
   }
 
-  log(`insert commits: ${opts.insertSeconds} s, ${opts.connections} clients`);
+  // As many clients as connections, but no more than the server's pool: the server never has more
+  // statements in flight than that, however many requests wait on the gateway.
+  const poolSize = Number(process.env.DB_POOL_SIZE || 20);
+  const insertClients = Math.min(opts.connections, poolSize);
+  log(`insert commits: ${opts.insertSeconds} s, ${insertClients} clients`);
   const insert: InsertResult =
     opts.db === 'postgres'
-      ? await measurePgInserts(databaseUrl!, opts.connections, opts.insertSeconds)
-      : await measurePgliteInserts(join(work, 'inserts'), opts.connections, opts.insertSeconds);
+      ? await measurePgInserts(databaseUrl!, insertClients, opts.insertSeconds)
+      : await measurePgliteInserts(join(work, 'inserts'), insertClients, opts.insertSeconds);
 
   const answered = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'];
   const unanswered = Math.max(0, result.requests.sent - answered);
@@ -334,7 +463,7 @@ export async function runCharge(opts: ChargeOptions): Promise<ChargeReport> {
     successResponses === result['2xx'] &&
     inDatabase === countedByServer;
 
-  const targets = TARGETS[opts.db];
+  const targets = targetsFor(opts.db, opts.gatewayLatencyMs);
   const misses: string[] = [];
   if (chargesPerSecond < targets.chargesPerSecond)
     misses.push(`charges/s ${round(chargesPerSecond)} < ${targets.chargesPerSecond}`);
@@ -356,6 +485,12 @@ export async function runCharge(opts: ChargeOptions): Promise<ChargeReport> {
     db: opts.db,
     durationSeconds: round(result.duration, 2),
     connections: opts.connections,
+    connectionsChosenBy: opts.connectionsChosenBy,
+    gatewayLatencyMs: opts.gatewayLatencyMs,
+    gatewayLimits: limits,
+    gatewayCeilingPerSecond: ceiling,
+    backends,
+    dbPerPayment,
     chargesPerSecond: round(chargesPerSecond),
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
@@ -368,6 +503,7 @@ export async function runCharge(opts: ChargeOptions): Promise<ChargeReport> {
     node: process.version,
     cpus: availableParallelism(),
     at,
+    serverRevision: revision,
     misses,
     latencyMs: {
       mean: round(result.latency.mean, 2),
@@ -379,7 +515,7 @@ export async function runCharge(opts: ChargeOptions): Promise<ChargeReport> {
     cpu,
     timeouts: result.timeouts,
     warmupSeconds: opts.warmupSeconds,
-    serverPoolSize: opts.db === 'postgres' ? Number(process.env.DB_POOL_SIZE || 20) : null,
+    serverPoolSize: opts.db === 'postgres' ? poolSize : null,
     responses2xx: result['2xx'],
     successResponses,
     unanswered,
@@ -398,12 +534,20 @@ export async function runCharge(opts: ChargeOptions): Promise<ChargeReport> {
   };
 }
 
+/** Commits per payment, and the tables read by sequential scans (rows read per payment). */
+function dbLine(d: DbCounters): string {
+  const scans = Object.entries(d.tables)
+    .filter(([, t]) => (t.seq_tup_read ?? 0) >= 1)
+    .map(([name, t]) => `${name} ${t.seq_scan} seq scans reading ${t.seq_tup_read} rows`);
+  return `${d.database.xact_commit} commits, ${d.database.tup_inserted} rows inserted, ${d.database.tup_updated} updated${scans.length > 0 ? `; ${scans.join(', ')}` : '; no sequential scans'}`;
+}
+
 /** The readable summary printed without --json. */
 export function formatCharge(r: ChargeReport): string {
   const t = r.targets;
   const target = (ok: boolean) => (ok ? 'met' : 'MISSED');
   const lines = [
-    `charge on ${r.db}: ${r.connections} connections, ${r.durationSeconds} s measured (after ${r.warmupSeconds} s warm-up)`,
+    `charge on ${r.db}: gateway ${r.gatewayLatencyMs} ms per call, ${r.connections} connections${r.connectionsChosenBy === 'default' && r.gatewayLatencyMs > 0 ? ' (chosen for the latency)' : ''}, ${r.durationSeconds} s measured (after ${r.warmupSeconds} s warm-up)`,
     `  charges/s          ${r.chargesPerSecond}   (target ≥ ${t.chargesPerSecond}: ${target(r.chargesPerSecond >= t.chargesPerSecond)})`,
     `  latency p50 / p99  ${r.p50Ms} ms / ${r.p99Ms} ms${t.p99Ms === null ? '' : `   (p99 target ≤ ${t.p99Ms} ms: ${target(r.p99Ms <= t.p99Ms)})`}`,
     `  latency mean/p90/p99.9/max  ${r.latencyMs.mean} / ${r.latencyMs.p90} / ${r.latencyMs.p99_9} / ${r.latencyMs.max} ms`,
@@ -418,7 +562,19 @@ export function formatCharge(r: ChargeReport): string {
     r.cpu === null
       ? '  CPU split          (not available on this platform)'
       : `  CPU ms per charge  server ${r.cpu.msPerOp.server}, load generator ${r.cpu.msPerOp.loadGenerator}, postgres ${r.cpu.msPerOp.postgres}, other ${r.cpu.msPerOp.other} (machine ${r.cpu.machineBusyPercent}% busy, ${r.cpu.stealPercent}% steal)`,
-    `  node ${r.node}, ${r.cpus} CPUs, load average at start ${r.loadAverageAtStart.join(' ')}${r.serverPoolSize === null ? '' : `, server DB_POOL_SIZE ${r.serverPoolSize}`}`,
+    r.gatewayCeilingPerSecond === null
+      ? null
+      : `  gateway limits     ${r.gatewayLimits.perOrg} calls in flight per org, ${r.gatewayLimits.perGateway} per gateway: at most ${r.gatewayCeilingPerSecond} charges/s for one org`,
+    r.backends === null
+      ? null
+      : [
+          `  server DB conns    busy mean ${r.backends.busyMean}, max ${r.backends.busyMax}; open at most ${r.backends.openMax} (${r.backends.samples} samples); busy doing:`,
+          ...r.backends.doing
+            .slice(0, 6)
+            .map((d) => `    ${(d.share * 100).toFixed(1).padStart(5)} %  ${d.what}`),
+        ].join('\n'),
+    r.dbPerPayment === null ? null : `  per payment (DB)   ${dbLine(r.dbPerPayment)}`,
+    `  server at ${r.serverRevision ?? 'an unknown revision'}; node ${r.node}, ${r.cpus} CPUs, load average at start ${r.loadAverageAtStart.join(' ')}${r.serverPoolSize === null ? '' : `, server DB_POOL_SIZE ${r.serverPoolSize}`}`,
     r.meetsTargets ? 'all targets met' : `targets missed: ${r.misses.join('; ')}`,
   ];
   return lines.filter((l) => l !== null).join('\n');

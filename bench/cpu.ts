@@ -1,6 +1,7 @@
 /**
  * Where the CPU went during a measured run (Linux /proc; null elsewhere): the server process,
- * this process (the load generator), PostgreSQL processes, and everything else on the machine.
+ * this process (the load generator), PostgreSQL processes, other processes this benchmark started
+ * (Chromium), and everything else on the machine.
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -13,6 +14,8 @@ export interface CpuSnapshot {
   serverMs: number;
   loadGeneratorMs: number;
   postgresMs: number;
+  /** Descendants of this process other than the server (e.g. Chromium and its helpers). */
+  childrenMs: number;
 }
 
 export interface CpuSplit {
@@ -20,8 +23,19 @@ export interface CpuSplit {
   machineBusyPercent: number;
   /** Share of all CPUs stolen by the hypervisor (counted in busy and in `other`), percent. */
   stealPercent: number;
-  /** CPU milliseconds per operation (successful charge, or committed insert), by consumer. */
-  msPerOp: { server: number; loadGenerator: number; postgres: number; other: number; total: number };
+  /**
+   * CPU milliseconds per operation (successful charge, or committed insert), by consumer;
+   * `children`: processes this benchmark started other than the server (Chromium); `other`: the rest
+   * of the machine (other work, the kernel's own threads).
+   */
+  msPerOp: {
+    server: number;
+    loadGenerator: number;
+    postgres: number;
+    children: number;
+    other: number;
+    total: number;
+  };
 }
 
 let tickMs: number | undefined;
@@ -53,17 +67,59 @@ function readStat(pid: number | string): string | null {
   }
 }
 
-function postgresMs(): number {
-  let sum = 0;
+/**
+ * The database a PostgreSQL client backend serves, from its process title
+ * (`postgres: 15/main: <user> <database> <host>(<port>) <state>`); null for background processes.
+ */
+function backendDatabase(pid: string): string | null {
+  try {
+    const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+    const m = /^postgres: [^:]+: (\S+) (\S+) (\S+\(\d+\)|\[local\]) /.exec(title);
+    return m ? m[2]! : null;
+  } catch {
+    return null;
+  }
+}
+
+const parentPid = (stat: string) => Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+
+/**
+ * CPU of PostgreSQL's processes, and of the descendants of this process outside the server's
+ * tree. With `database`, client backends of other databases (other work sharing the server, e.g.
+ * test suites) are left out (they count as `other`).
+ */
+function processesMs(database: string | undefined, serverPid: number | undefined) {
+  let postgres = 0;
+  const stats = new Map<number, string>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const stat = readStat(entry);
-    if (stat?.includes(' (postgres) ')) sum += processMs(stat);
+    if (!stat) continue;
+    stats.set(Number(entry), stat);
+    if (!stat.includes(' (postgres) ')) continue;
+    if (database !== undefined) {
+      const db = backendDatabase(entry);
+      if (db !== null && db !== database) continue;
+    }
+    postgres += processMs(stat);
   }
-  return sum;
+  const mine = new Set([process.pid]);
+  let children = 0;
+  // Parents have lower pids except after pid wrap-around; repeat until nothing new is found.
+  for (let found = true; found; ) {
+    found = false;
+    for (const [pid, stat] of stats) {
+      if (mine.has(pid) || pid === serverPid || !mine.has(parentPid(stat))) continue;
+      mine.add(pid);
+      children += processMs(stat);
+      found = true;
+    }
+  }
+  return { postgres, children };
 }
 
-export function cpuSnapshot(serverPid: number | undefined): CpuSnapshot | null {
+/** `database`: count only that database's PostgreSQL backends (and the shared background processes). */
+export function cpuSnapshot(serverPid: number | undefined, database?: string): CpuSnapshot | null {
   if (process.platform !== 'linux') return null;
   try {
     const fields = readFileSync('/proc/stat', 'utf8')
@@ -76,13 +132,15 @@ export function cpuSnapshot(serverPid: number | undefined): CpuSnapshot | null {
     const idle = fields[3]! + fields[4]!;
     const usage = process.cpuUsage();
     const serverStat = serverPid === undefined ? null : readStat(serverPid);
+    const others = processesMs(database, serverPid);
     return {
       machineBusyMs: (total - idle) * msPerTick(),
       machineTotalMs: total * msPerTick(),
       stealMs: fields[7]! * msPerTick(),
       serverMs: serverStat ? processMs(serverStat) : 0,
       loadGeneratorMs: (usage.user + usage.system) / 1000,
-      postgresMs: postgresMs(),
+      postgresMs: others.postgres,
+      childrenMs: others.children,
     };
   } catch {
     return null;
@@ -97,6 +155,7 @@ export function cpuSplit(a: CpuSnapshot | null, b: CpuSnapshot | null, charges: 
   const loadGenerator = b.loadGeneratorMs - a.loadGeneratorMs;
   // Backends that exited during the run are missed; ones started during it count in full.
   const postgres = Math.max(0, b.postgresMs - a.postgresMs);
+  const children = Math.max(0, b.childrenMs - a.childrenMs);
   return {
     machineBusyPercent: Math.round((busy / (b.machineTotalMs - a.machineTotalMs)) * 1000) / 10,
     stealPercent: Math.round(((b.stealMs - a.stealMs) / (b.machineTotalMs - a.machineTotalMs)) * 1000) / 10,
@@ -104,7 +163,8 @@ export function cpuSplit(a: CpuSnapshot | null, b: CpuSnapshot | null, charges: 
       server: per(server),
       loadGenerator: per(loadGenerator),
       postgres: per(postgres),
-      other: per(Math.max(0, busy - server - loadGenerator - postgres)),
+      children: per(children),
+      other: per(Math.max(0, busy - server - loadGenerator - postgres - children)),
       total: per(busy),
     },
   };

@@ -52,11 +52,12 @@ async function measure(
   seconds: number,
   insert: (v: string) => Promise<unknown>,
   count: () => Promise<number>,
+  database?: string,
 ): Promise<InsertResult> {
   const warm = await drive(clients, Math.min(1, seconds / 5), insert);
-  const cpuBefore = cpuSnapshot(undefined);
+  const cpuBefore = cpuSnapshot(undefined, database);
   const run = await drive(clients, seconds, insert);
-  const cpu = cpuSplit(cpuBefore, cpuSnapshot(undefined), run.commits);
+  const cpu = cpuSplit(cpuBefore, cpuSnapshot(undefined, database), run.commits);
   return {
     clients,
     seconds: run.seconds,
@@ -82,6 +83,7 @@ export async function measurePgInserts(url: string, clients: number, seconds: nu
       seconds,
       (v) => pool.query(INSERT, [v]),
       async () => Number((await pool.query<{ n: number }>(COUNT)).rows[0]!.n),
+      decodeURIComponent(new URL(url).pathname.slice(1)),
     );
   } finally {
     await pool.end();

@@ -4,7 +4,8 @@
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type DbKind, formatCharge, runCharge } from './charge.ts';
+import { type DbKind, defaultConnections, formatCharge, runCharge } from './charge.ts';
+import { formatGatewayHang, runGatewayHang } from './gateway-hang.ts';
 import { errorText, installSignalHandlers, runCleanups, startWatchdog } from './lifecycle.ts';
 import { DEFAULT_PG_URL, loopbackPgUrl } from './postgres.ts';
 import { formatSchedules, runSchedules } from './schedules.ts';
@@ -15,10 +16,16 @@ import { formatWebhooks, runWebhooks } from './webhooks.ts';
 const DEFAULTS = {
   duration: 20,
   // 2 cores: throughput plateaus by 10 connections; more only add queueing (docs/benchmarks.md).
+  // With --gateway-latency the charge default follows Little's law (defaultConnections).
   connections: 10,
   warmup: 3,
   insertDuration: 5,
+  hangCharges: 200,
+  hangDuration: 10,
+  gatewayTimeout: 30_000,
 };
+/** autocannon opens one socket per connection; beyond this the load generator is the limit. */
+const MAX_CONNECTIONS = 2000;
 
 const USAGE = `Usage: npm run -s bench -- <benchmark> [options]
 
@@ -35,30 +42,45 @@ Benchmarks:
             screen, offline enqueue of 1,000 card donations, renderer JavaScript size.
   sync      payments queued offline in the terminal's data layer in Chromium (Dexie,
             sealed card data), then forwarded by the sync loop to the server on PostgreSQL.
+  gateway-hang
+            the server on PostgreSQL with a gateway that never answers (SANDBOX_GATEWAY_FAULTS=hang):
+            200 Charges kept in flight, all hanging, while SaveDonor (APIKey) is measured under
+            autocannon and /readyz is asked every 100 ms.
 
 Options (charge):
   --db pglite|postgres     database (default pglite; postgres uses ${DEFAULT_PG_URL})
   --duration <s>           measured seconds (default ${DEFAULTS.duration})
-  --connections <n>        HTTP connections, and INSERT clients (default ${DEFAULTS.connections})
+  --connections <n>        HTTP connections, and INSERT clients up to DB_POOL_SIZE (default
+                           ${DEFAULTS.connections}; with --gateway-latency L: 10 + ⌈1.25 × target/s × L⌉,
+                           385 on postgres with 300 ms)
+  --gateway-latency <ms>   charge, sync: every sandbox gateway call takes this long (the server's
+                           SANDBOX_GATEWAY_LATENCY_MS; default 0)
   --warmup <s>             warm-up seconds before measuring (default ${DEFAULTS.warmup}; 0 for none)
   --insert-duration <s>    seconds of the INSERT commit measurement (default ${DEFAULTS.insertDuration})
   --pg-url <url>           admin URL of a loopback PostgreSQL (default ${DEFAULT_PG_URL});
                            a database kupah_bench_<random> is created there and dropped after
   --cpu-prof <dir>         run the server with node --cpu-prof, writing its profile to <dir>
-Options (schedules, webhooks; both use PostgreSQL at --pg-url):
+Options (schedules, webhooks, sync; all use PostgreSQL at --pg-url):
   --events <n>             webhooks: events in the burst (default 20000)
   --instalments <n>        schedules: due instalments to charge (default 10000)
   --workers <n>            schedules: scheduler workers (default 8)
   --payments <n>           sync: payments to queue and forward (default 10000)
+Options (gateway-hang; PostgreSQL at --pg-url):
+  --charges <n>            charges kept in flight, all hanging (default ${DEFAULTS.hangCharges})
+  --gateway-timeout <ms>   the server's GATEWAY_TIMEOUT_MS (default ${DEFAULTS.gatewayTimeout})
+  --duration <s>           measured SaveDonor seconds under the hang (default ${DEFAULTS.hangDuration})
+  --connections <n>        SaveDonor connections (default ${DEFAULTS.connections})
 
   --json                   print one JSON object instead of the summary
   --check                  exit 1 when a target is missed
   -h, --help               this help
 
 The server runs with the inherited environment plus PORT, HOST, LOG_LEVEL=warn, ADMIN_TOKEN,
-DATA_DIR and DATABASE_URL chosen by the benchmark (so DB_POOL_SIZE, if set, is passed through).`;
+DATA_DIR and DATABASE_URL chosen by the benchmark, and SANDBOX_GATEWAY_LATENCY_MS and
+SANDBOX_GATEWAY_FAULTS set (gateway-hang: also GATEWAY_TIMEOUT_MS) or removed; so DB_POOL_SIZE
+and GATEWAY_CONCURRENCY[_PER_ORG], if set, are passed through.`;
 
-const BENCHMARKS = ['charge', 'schedules', 'webhooks', 'sync', 'terminal'] as const;
+const BENCHMARKS = ['charge', 'schedules', 'webhooks', 'sync', 'terminal', 'gateway-hang'] as const;
 
 function positiveNumber(name: string, text: string | undefined, fallback: number, allowZero = false): number {
   if (text === undefined) return fallback;
@@ -71,6 +93,14 @@ function positiveNumber(name: string, text: string | undefined, fallback: number
 }
 
 class UsageError extends Error {}
+
+/** --gateway-latency: whole milliseconds, 0 to 60,000 (0: the sandbox answers at once). */
+function gatewayLatency(text: string | undefined): number {
+  const ms = positiveNumber('gateway-latency', text, 0, true);
+  if (!Number.isInteger(ms) || ms > 60_000)
+    throw new UsageError('--gateway-latency must be a whole number of ms from 0 to 60000');
+  return ms;
+}
 
 async function main(argv: string[]): Promise<number> {
   let parsed: ReturnType<typeof parse>;
@@ -95,7 +125,8 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
 
-  if (name === 'schedules' || name === 'webhooks' || name === 'sync') return runOnPostgres(name, values);
+  if (name === 'schedules' || name === 'webhooks' || name === 'sync' || name === 'gateway-hang')
+    return runOnPostgres(name, values);
   if (name === 'terminal') {
     const opts = { donations: 1000, starts: 7, log: (line: string) => console.error(`bench: ${line}`) };
     return runReported(name, values, 600_000, () => runTerminal(opts), formatTerminal);
@@ -108,13 +139,20 @@ async function main(argv: string[]): Promise<number> {
     if (dbText !== 'pglite' && dbText !== 'postgres')
       throw new UsageError(`--db must be pglite or postgres, not ${dbText}`);
     db = dbText;
-    const connections = positiveNumber('connections', values.connections, DEFAULTS.connections);
-    if (!Number.isInteger(connections) || connections > 80)
-      throw new UsageError('--connections must be a whole number from 1 to 80');
+    const gatewayLatencyMs = gatewayLatency(values['gateway-latency']);
+    const connections = positiveNumber(
+      'connections',
+      values.connections,
+      Math.min(MAX_CONNECTIONS, defaultConnections(db, gatewayLatencyMs)),
+    );
+    if (!Number.isInteger(connections) || connections > MAX_CONNECTIONS)
+      throw new UsageError(`--connections must be a whole number from 1 to ${MAX_CONNECTIONS}`);
     options = {
       db,
       durationSeconds: positiveNumber('duration', values.duration, DEFAULTS.duration),
       connections,
+      connectionsChosenBy: values.connections === undefined ? 'default' : 'option',
+      gatewayLatencyMs,
       warmupSeconds: positiveNumber('warmup', values.warmup, DEFAULTS.warmup, true),
       insertSeconds: positiveNumber('insert-duration', values['insert-duration'], DEFAULTS.insertDuration),
       pgUrl: values['pg-url'] ?? DEFAULT_PG_URL,
@@ -164,14 +202,19 @@ async function runReported<R extends { meetsTargets: boolean }>(
 }
 
 async function runOnPostgres(
-  name: 'schedules' | 'webhooks' | 'sync',
+  name: 'schedules' | 'webhooks' | 'sync' | 'gateway-hang',
   values: ReturnType<typeof parse>['values'],
 ): Promise<number> {
   let pgUrl: URL;
   let count: number;
   let workers: number;
+  let gatewayLatencyMs: number;
   try {
     pgUrl = loopbackPgUrl(values['pg-url'] ?? DEFAULT_PG_URL);
+    gatewayLatencyMs = gatewayLatency(values['gateway-latency']);
+    if (gatewayLatencyMs > 0 && name !== 'sync')
+      throw new UsageError('--gateway-latency applies to charge and sync only');
+    if (name === 'gateway-hang') return runHang(pgUrl, values);
     const countFlag = { webhooks: 'events', schedules: 'instalments', sync: 'payments' } as const;
     count = positiveNumber(countFlag[name], values[countFlag[name]], name === 'webhooks' ? 20_000 : 10_000);
     workers = positiveNumber('workers', values.workers, 8);
@@ -183,7 +226,12 @@ async function runOnPostgres(
     return 2;
   }
   if (name === 'sync') {
-    const opts = { pgUrl, payments: count, log: (line: string) => console.error(`bench: ${line}`) };
+    const opts = {
+      pgUrl,
+      payments: count,
+      gatewayLatencyMs,
+      log: (line: string) => console.error(`bench: ${line}`),
+    };
     return runReported(name, values, 900_000, () => runSync(opts), formatSync);
   }
   if (name === 'schedules') {
@@ -192,6 +240,41 @@ async function runOnPostgres(
   }
   const opts = { pgUrl, events: count, latencyRate: 200, latencySeconds: 10 };
   return runReported(name, values, 600_000, () => runWebhooks(opts), formatWebhooks);
+}
+
+async function runHang(pgUrl: URL, values: ReturnType<typeof parse>['values']): Promise<number> {
+  let opts: Parameters<typeof runGatewayHang>[0];
+  try {
+    const charges = positiveNumber('charges', values.charges, DEFAULTS.hangCharges);
+    const connections = positiveNumber('connections', values.connections, DEFAULTS.connections);
+    const timeout = positiveNumber('gateway-timeout', values['gateway-timeout'], DEFAULTS.gatewayTimeout);
+    const duration = positiveNumber('duration', values.duration, DEFAULTS.hangDuration);
+    if (!Number.isInteger(charges) || charges > 5_000)
+      throw new UsageError('--charges must be a whole number from 1 to 5000');
+    if (!Number.isInteger(connections) || connections > 200)
+      throw new UsageError('--connections must be a whole number from 1 to 200');
+    if (!Number.isInteger(timeout) || timeout < 100 || timeout > 300_000)
+      throw new UsageError(
+        '--gateway-timeout must be whole ms from 100 to 300000 (the server accepts those)',
+      );
+    if (duration > 120) throw new UsageError('--duration must be at most 120 s');
+    opts = {
+      pgUrl,
+      charges,
+      rampPerSecond: 100,
+      gatewayTimeoutMs: timeout,
+      durationSeconds: duration,
+      baselineSeconds: 5,
+      connections,
+      log: (line: string) => console.error(`bench: ${line}`),
+    };
+  } catch (err) {
+    console.error(`bench: ${errorText(err)} (see --help)`);
+    return 2;
+  }
+  // Server start, warm-up, baseline, ramp, measurement and a stop that may wait for hanging requests.
+  const bound = (opts.durationSeconds + opts.charges / opts.rampPerSecond + 180) * 1000;
+  return runReported('gateway-hang', values, bound, () => runGatewayHang(opts), formatGatewayHang);
 }
 
 function parse(argv: string[]) {
@@ -211,6 +294,9 @@ function parse(argv: string[]) {
       instalments: { type: 'string' },
       workers: { type: 'string' },
       payments: { type: 'string' },
+      'gateway-latency': { type: 'string' },
+      charges: { type: 'string' },
+      'gateway-timeout': { type: 'string' },
       json: { type: 'boolean' },
       check: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },

@@ -2,7 +2,7 @@
  * Starts the real server as users do (`node --import tsx apps/server/src/main.ts`) on a free
  * loopback port, waits for /readyz, and stops it (SIGTERM, then SIGKILL) when asked.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { errorText, sleep } from './lifecycle.ts';
@@ -202,4 +202,20 @@ export async function benchDevice(serverUrl: string, adminToken: string, name: s
     sandbox: true,
   });
   return device.pairingCode;
+}
+
+/**
+ * The code the server ran: the commit, with `+changes` when apps/ or packages/ differ from it
+ * (other work in progress); null outside a git checkout.
+ */
+export function serverRevision(): string | null {
+  try {
+    const git = (...args: string[]) =>
+      execFileSync('git', args, { cwd: REPO_ROOT, encoding: 'utf8', timeout: 10_000 }).trim();
+    const commit = git('rev-parse', '--short=12', 'HEAD');
+    const dirty = git('status', '--porcelain', '--', 'apps', 'packages') !== '';
+    return `${commit}${dirty ? '+changes' : ''}`;
+  } catch {
+    return null;
+  }
 }
