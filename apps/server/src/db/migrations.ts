@@ -424,7 +424,7 @@ export async function migrate(db: Db): Promise<number[]> {
       ),
     );
     const applied: number[] = [];
-    for (const m of MIGRATIONS) {
+    for (const m of [...MIGRATIONS].sort((a, b) => a.version - b.version)) {
       if (done.has(m.version)) continue;
       for (const stmt of splitStatements(m.sql)) await tx.query(stmt);
       await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
