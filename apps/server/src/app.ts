@@ -3,7 +3,7 @@
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { ERROR_CODES } from '@kupah/contracts';
-import { Scalar } from '@scalar/hono-api-reference';
+import { type ErrorHandler, Hono, type MiddlewareHandler, type NotFoundHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
@@ -16,10 +16,12 @@ import { deviceRoutes } from './devices/routes.ts';
 import { terminalRoutes } from './devices/terminal-web.ts';
 import type { AppEnv } from './http/env.ts';
 import { ApiError, fromZod } from './http/errors.ts';
+import { docsRoutes } from './http/openapi.ts';
 import { tokenBuckets } from './http/rate-limit.ts';
 import { paymentRoutes } from './payments/routes.ts';
 import { peopleRoutes } from './people/routes.ts';
 import { scheduleRoutes } from './schedules/routes.ts';
+import { bindKeyEncryption } from './secrets/server-kek.ts';
 
 export const BODY_LIMIT = 64 * 1024;
 /** A device push carries up to 100 operations with their sealed card data. */
@@ -47,7 +49,8 @@ function canonicalPath(request: Request): string {
 }
 
 export interface AppOptions {
-  adminToken: string;
+  /** Served over TLS (TLS_CERT_FILE): every answer carries Strict-Transport-Security. */
+  hsts?: boolean;
   /** The terminal's web build (apps/terminal/dist/renderer), served at /terminal/. */
   terminalDir?: string;
   /** Served at /readyz: false while shutting down. */
@@ -55,7 +58,10 @@ export interface AppOptions {
 }
 
 export function createApp(deps: Deps, opts: AppOptions) {
-  const buckets = tokenBuckets();
+  // Services handed only the database seal its secrets under these deps' key-encryption key.
+  bindKeyEncryption(deps);
+  // Rate limits live in the database: shared by every instance.
+  const buckets = tokenBuckets(deps.db);
   const app = new OpenAPIHono<AppEnv>({
     getPath: canonicalPath,
     defaultHook: (result) => {
@@ -64,6 +70,11 @@ export function createApp(deps: Deps, opts: AppOptions) {
   });
 
   app.use(requestId({ headerName: 'X-Request-Id' }));
+  if (opts.hsts) app.use(hsts);
+  app.use('/docs', pageHeaders);
+  app.use('/docs/*', pageHeaders);
+  app.use('/terminal', pageHeaders);
+  app.use('/terminal/*', pageHeaders);
   // The desktop terminal loads from file:// and a browser kiosk may be served elsewhere: device
   // sync answers any origin. Safe: it authenticates by credential header, never by cookie.
   app.use(
@@ -106,7 +117,71 @@ export function createApp(deps: Deps, opts: AppOptions) {
   const pushLimit = limitTo(PUSH_BODY_LIMIT);
   app.use((c, next) => (c.req.path === PUSH_PATH ? pushLimit(c, next) : externalLimit(c, next)));
 
-  app.onError((err, c) => {
+  app.onError(errorHandler(deps));
+  app.notFound(notFound);
+
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/readyz', async (c) => {
+    if (opts.isReady && !opts.isReady()) return c.json({ status: 'shutting down' }, 503);
+    try {
+      await deps.db.query('SELECT 1');
+      return c.json({ status: 'ready', database: deps.db.kind });
+    } catch {
+      return c.json({ status: 'database unreachable' }, 503);
+    }
+  });
+
+  app.route('/', paymentRoutes(buckets));
+  app.route('/', scheduleRoutes(buckets));
+  app.route('/', peopleRoutes(buckets));
+  app.route('/', catalogRoutes(buckets));
+  app.route('/', deviceRoutes(buckets));
+  if (opts.terminalDir) app.route('/', terminalRoutes(opts.terminalDir));
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'SourceGuid', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'Authorization',
+    description:
+      'The GUID of a payment source (device or external campaign): `Authorization: <SOURCE_GUID>`.',
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'APIKey',
+    description: 'An organisation API key, created with `npm run admin -- apikey create`.',
+  });
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'Kupah donation processing — External API',
+      version: '1.0.0',
+      description:
+        'Charge, SchedulePayment, VoidPayment and the Save operations. Errors: every 4xx/5xx body is ' +
+        '`{ error: { errorCode, message, fields? } }`. Limits: 64 KiB bodies, strings ≤ 256 characters ' +
+        '(notes ≤ 2,000), arrays ≤ 20 items, amounts > 0 and ≤ 1,000,000 with ≤ 2 decimals, 50 requests/s per ' +
+        'credential (burst 100) with 429 and Retry-After. Idempotency records are kept 30 days.',
+    },
+  });
+  app.route('/', docsRoutes());
+  return app;
+}
+export type App = ReturnType<typeof createApp>;
+
+/** Pages a browser renders: never framed, never sniffed, no referrer (CSP is set per page). */
+const pageHeaders: MiddlewareHandler = async (c, next) => {
+  await next();
+  const set = (k: string, v: string) => {
+    if (!c.res.headers.has(k)) c.res.headers.set(k, v);
+  };
+  set('X-Content-Type-Options', 'nosniff');
+  set('Referrer-Policy', 'no-referrer');
+  set('X-Frame-Options', 'DENY');
+};
+
+/** The error body of every 4xx/5xx answer (decisions: no internals disclosed). */
+function errorHandler(deps: Deps): ErrorHandler<AppEnv> {
+  return (err, c) => {
     if (err instanceof ApiError) {
       for (const [k, v] of Object.entries(err.headers ?? {})) c.header(k, v);
       return c.json(err.body(), err.status);
@@ -136,64 +211,70 @@ export function createApp(deps: Deps, opts: AppOptions) {
       },
       500,
     );
-  });
-  app.notFound((c) =>
-    c.json(
-      { error: { errorCode: ERROR_CODES.NOT_FOUND, message: `No route ${c.req.method} ${c.req.path}` } },
-      404,
-    ),
+  };
+}
+
+const notFound: NotFoundHandler = (c) =>
+  c.json(
+    { error: { errorCode: ERROR_CODES.NOT_FOUND, message: `No route ${c.req.method} ${c.req.path}` } },
+    404,
   );
 
-  app.get('/healthz', (c) => c.json({ status: 'ok' }));
-  app.get('/readyz', async (c) => {
-    if (opts.isReady && !opts.isReady()) return c.json({ status: 'shutting down' }, 503);
-    try {
-      await deps.db.query('SELECT 1');
-      return c.json({ status: 'ready', database: deps.db.kind });
-    } catch {
-      return c.json({ status: 'database unreachable' }, 503);
-    }
+export interface AdminAppOptions {
+  adminToken: string;
+  /** Behind a reverse proxy: the admin lockout keys on the last X-Forwarded-For address. */
+  trustProxy?: boolean;
+  /** Served over TLS: answers carry Strict-Transport-Security. */
+  hsts?: boolean;
+}
+
+/**
+ * The admin listener's app (ADMIN_HOST:ADMIN_PORT, loopback by default): the admin API under
+ * /admin (token, lockout, audit log) and Prometheus /metrics. Never mounted on the public app.
+ */
+export function createAdminApp(deps: Deps, opts: AdminAppOptions) {
+  bindKeyEncryption(deps);
+  const app = new Hono<AppEnv>();
+  app.use(requestId({ headerName: 'X-Request-Id' }));
+  if (opts.hsts) app.use(hsts);
+  app.use(async (c, next) => {
+    c.set('deps', deps);
+    const started = performance.now();
+    await next();
+    deps.logger.info(
+      {
+        requestId: c.var.requestId,
+        listener: 'admin',
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        ms: Math.round(((performance.now() - started) / 1000) * 10_000) / 10,
+      },
+      'request',
+    );
   });
+  app.use(
+    bodyLimit({
+      maxSize: BODY_LIMIT,
+      onError: () => {
+        throw new ApiError(413, ERROR_CODES.PAYLOAD_TOO_LARGE, `The body is over ${BODY_LIMIT / 1024} KiB`);
+      },
+    }),
+  );
+  app.onError(errorHandler(deps));
+  app.notFound(notFound);
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/metrics', async (c) =>
     c.text(await deps.metrics.registry.metrics(), 200, {
       'Content-Type': deps.metrics.registry.contentType,
     }),
   );
-
-  app.route('/', paymentRoutes(buckets));
-  app.route('/', scheduleRoutes(buckets));
-  app.route('/', peopleRoutes(buckets));
-  app.route('/', catalogRoutes(buckets));
-  app.route('/', deviceRoutes(buckets));
-  if (opts.terminalDir) app.route('/', terminalRoutes(opts.terminalDir));
-  app.route('/admin', adminRoutes(opts.adminToken));
-
-  app.openAPIRegistry.registerComponent('securitySchemes', 'SourceGuid', {
-    type: 'apiKey',
-    in: 'header',
-    name: 'Authorization',
-    description:
-      'The GUID of a payment source (device or external campaign): `Authorization: <SOURCE_GUID>`.',
-  });
-  app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', {
-    type: 'apiKey',
-    in: 'header',
-    name: 'APIKey',
-    description: 'An organisation API key, created with `npm run admin -- apikey create`.',
-  });
-  app.doc31('/openapi.json', {
-    openapi: '3.1.0',
-    info: {
-      title: 'Kupah donation processing — External API',
-      version: '1.0.0',
-      description:
-        'Charge, SchedulePayment, VoidPayment and the Save operations. Errors: every 4xx/5xx body is ' +
-        '`{ error: { errorCode, message, fields? } }`. Limits: 64 KiB bodies, strings ≤ 256 characters ' +
-        '(notes ≤ 2,000), arrays ≤ 20 items, amounts > 0 and ≤ 1,000,000 with ≤ 2 decimals, 50 requests/s per ' +
-        'credential (burst 100) with 429 and Retry-After. Idempotency records are kept 30 days.',
-    },
-  });
-  app.get('/docs', Scalar({ url: '/openapi.json', pageTitle: 'Kupah External API' }));
+  app.route('/admin', adminRoutes({ token: opts.adminToken, trustProxy: opts.trustProxy ?? false }));
   return app;
 }
-export type App = ReturnType<typeof createApp>;
+export type AdminApp = ReturnType<typeof createAdminApp>;
+
+const hsts: MiddlewareHandler = async (c, next) => {
+  await next();
+  c.res.headers.set('Strict-Transport-Security', 'max-age=31536000');
+};

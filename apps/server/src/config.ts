@@ -20,11 +20,43 @@ const env = z.object({
     .optional()
     .or(z.literal('').transform(() => undefined)),
   DATA_DIR: z.string().default('./data'),
+  /** At least 32 characters (e.g. `openssl rand -hex 32`); unset: generated into DATA_DIR/admin-token. */
   ADMIN_TOKEN: z
     .string()
-    .min(16, 'must be at least 16 characters')
+    .min(32, 'must be at least 32 characters (e.g. openssl rand -hex 32)')
     .optional()
     .or(z.literal('').transform(() => undefined)),
+  /** The admin API and /metrics listen here only (never on PORT). 0: any free port (tests). */
+  ADMIN_PORT: z.coerce.number().int().min(0).max(65535).default(8788),
+  /** A loopback address unless ADMIN_ALLOW_REMOTE=1 (then TLS is required on it). */
+  ADMIN_HOST: z.string().trim().min(1).default('127.0.0.1'),
+  /** 1: let ADMIN_HOST be a non-loopback address (logged as a warning; needs TLS_CERT_FILE). */
+  ADMIN_ALLOW_REMOTE: z
+    .enum(['0', '1', 'true', 'false', ''])
+    .default('0')
+    .transform((v) => v === '1' || v === 'true'),
+  /** 1: serve the admin listener over TLS too (always when it is not on loopback). */
+  ADMIN_TLS: z
+    .enum(['0', '1', 'true', 'false', ''])
+    .default('0')
+    .transform((v) => v === '1' || v === 'true'),
+  /** PEM certificate chain and private key: the server speaks HTTPS itself on PORT. Both or neither. */
+  TLS_CERT_FILE: z
+    .string()
+    .optional()
+    .transform((s) => (s?.trim() ? s.trim() : undefined)),
+  TLS_KEY_FILE: z
+    .string()
+    .optional()
+    .transform((s) => (s?.trim() ? s.trim() : undefined)),
+  /**
+   * 1: behind a reverse proxy that appends the client's address to X-Forwarded-For; the admin
+   * lockout then keys on its last entry. Never set it when clients reach the server directly.
+   */
+  TRUST_PROXY: z
+    .enum(['0', '1', 'true', 'false', ''])
+    .default('0')
+    .transform((v) => v === '1' || v === 'true'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
   /** Let webhooks reach loopback and private addresses (local development and tests only). */
@@ -82,12 +114,66 @@ const env = z.object({
 
 export type Config = z.infer<typeof env> & { dataDir: string };
 
+/** Variables that let a test steer the server (its clock, the sandbox's faults): refused in production. */
+export const TEST_HOOKS = [
+  'KUPAH_CLOCK_FILE',
+  'SANDBOX_GATEWAY_JOURNAL',
+  'SANDBOX_GATEWAY_FAULTS',
+  'SANDBOX_GATEWAY_LATENCY_MS',
+] as const;
+
+/** 127.0.0.0/8, ::1, localhost. */
+export function isLoopback(host: string): boolean {
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '');
+  return (
+    h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h) || /^::ffff:127(\.\d{1,3}){3}$/.test(h)
+  );
+}
+
+/** Combinations the schema cannot judge field by field. */
+function crossChecks(c: z.infer<typeof env>, source: NodeJS.ProcessEnv): string[] {
+  const problems: string[] = [];
+  if (source.NODE_ENV === 'production') {
+    const set = TEST_HOOKS.filter((k) => source[k] !== undefined && source[k]!.trim() !== '');
+    if (set.length > 0) {
+      problems.push(`${set.join(', ')}: test hooks are refused when NODE_ENV=production (unset them)`);
+    }
+  }
+  if ((c.TLS_CERT_FILE === undefined) !== (c.TLS_KEY_FILE === undefined)) {
+    problems.push('TLS_CERT_FILE and TLS_KEY_FILE: give both or neither');
+  }
+  if (!isLoopback(c.ADMIN_HOST)) {
+    if (!c.ADMIN_ALLOW_REMOTE) {
+      problems.push(
+        `ADMIN_HOST: ${c.ADMIN_HOST} is not a loopback address; the admin API stays on loopback ` +
+          'unless ADMIN_ALLOW_REMOTE=1 (then with TLS_CERT_FILE/TLS_KEY_FILE)',
+      );
+    } else if (c.TLS_CERT_FILE === undefined) {
+      problems.push(
+        'ADMIN_ALLOW_REMOTE=1 needs TLS_CERT_FILE and TLS_KEY_FILE (the admin token must not cross a network in clear)',
+      );
+    }
+  }
+  if (c.ADMIN_TLS && c.TLS_CERT_FILE === undefined) {
+    problems.push('ADMIN_TLS=1 needs TLS_CERT_FILE and TLS_KEY_FILE');
+  }
+  if (c.ADMIN_PORT !== 0 && c.ADMIN_PORT === c.PORT) {
+    problems.push('ADMIN_PORT: must differ from PORT (the admin API has its own listener)');
+  }
+  return problems;
+}
+
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const parsed = env.safeParse(source);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
     throw new Error(`Bad configuration: ${lines.join('; ')}`);
   }
+  const problems = crossChecks(parsed.data, source);
+  if (problems.length > 0) throw new Error(`Bad configuration: ${problems.join('; ')}`);
   // `npm start` runs in apps/server; a relative DATA_DIR means relative to where npm was invoked.
   const base = source.INIT_CWD ?? process.cwd();
   return { ...parsed.data, dataDir: resolve(base, parsed.data.DATA_DIR) };

@@ -15,4 +15,9 @@ export interface Deps {
   metrics: Metrics;
   /** Key of the idempotency request hash (an installation secret). */
   requestHashKey: string;
+  /**
+   * HMAC key of card and bank-account fingerprints (abuse/fingerprint.ts): derived from the KEK
+   * with `deriveFingerprintKey`, never stored. Optional: see `fingerprintsOf` for the fallback.
+   */
+  fingerprintKey?: Buffer;
 }

@@ -49,7 +49,7 @@ describe('the server process', { timeout: 60_000 }, () => {
       expect(donor.status).toBe(200);
       // The admin token was generated into DATA_DIR/admin-token and works.
       const token = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
-      const admin = await fetch(`${s.url}/admin/orgs/${orgGuid}`, {
+      const admin = await fetch(`${s.adminUrl}/admin/orgs/${orgGuid}`, {
         headers: { Authorization: `Bearer ${token}` },
       });
       expect(admin.status).toBe(200);

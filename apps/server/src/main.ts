@@ -2,24 +2,30 @@
  * Process entry: config → database (+ migrations, demo org) → HTTP → graceful shutdown on SIGTERM.
  */
 import { readFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import pino from 'pino';
+import { purgeAbuseRecords } from './abuse/limits.ts';
 import { createOrg } from './admin/admin-service.ts';
-import { createApp } from './app.ts';
-import { adminToken, loadConfig } from './config.ts';
+import { createAdminApp, createApp } from './app.ts';
+import { adminToken, type Config, isLoopback, loadConfig } from './config.ts';
 import { openDatabase } from './db/database.ts';
 import { migrate } from './db/migrations.ts';
 import { installationSecret } from './db/server-state.ts';
 import type { Deps } from './deps.ts';
+import { purgeOpsSeen } from './devices/ops-seen.ts';
 import { gatewayCalls } from './gateway/gateway-calls.ts';
 import { createGatewayRegistry } from './gateway/registry.ts';
 import { parseSandboxFaults, sandboxGateway } from './gateway/sandbox-gateway.ts';
 import { createMetrics } from './http/metrics.ts';
+import { purgeFullBuckets } from './http/rate-limit.ts';
 import { purgeKeys } from './idempotency/repo.ts';
 import { countOrgs } from './orgs/repo.ts';
 import { paymentRecovery } from './payments/recovery.ts';
 import { recurringScheduler } from './schedules/scheduler.ts';
+import { sealClearSecrets } from './secrets/at-rest.ts';
 import { loadKeyEncryptionKey } from './secrets/key-encryption.ts';
 import { webhookDispatcher } from './webhooks/dispatcher.ts';
 
@@ -35,6 +41,44 @@ export const REDACT = [
   '*.apiKey',
   '*.sourceGuid',
 ];
+
+/** The PEM certificate chain and key of TLS_CERT_FILE / TLS_KEY_FILE (unset: plain HTTP). */
+function tlsFiles(config: Config): { cert: Buffer; key: Buffer } | undefined {
+  if (!config.TLS_CERT_FILE || !config.TLS_KEY_FILE) return undefined;
+  const read = (name: string, file: string) => {
+    try {
+      return readFileSync(file);
+    } catch (err) {
+      throw new Error(
+        `Bad configuration: ${name}: cannot read ${file} (${(err as NodeJS.ErrnoException).code})`,
+      );
+    }
+  };
+  return {
+    cert: read('TLS_CERT_FILE', config.TLS_CERT_FILE),
+    key: read('TLS_KEY_FILE', config.TLS_KEY_FILE),
+  };
+}
+
+type Fetch = (request: Request, env: unknown) => Response | Promise<Response>;
+
+/** Serves `fetch` on host:port, over TLS when `tls` is given; calls `ready` with the bound address. */
+function listen(
+  fetch: Fetch,
+  port: number,
+  hostname: string,
+  tls: { cert: Buffer; key: Buffer } | undefined,
+  ready: (address: AddressInfo) => void,
+) {
+  const server = tls
+    ? serve({ fetch, port, hostname, createServer: createHttpsServer, serverOptions: tls })
+    : serve({ fetch, port, hostname });
+  server.once('listening', () => ready(server.address() as AddressInfo));
+  return server;
+}
+
+const urlOf = (scheme: string, a: AddressInfo) =>
+  `${scheme}://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
 
 /**
  * The service's clock: real time, or (tests only: KUPAH_CLOCK_FILE) the instant written in a file,
@@ -81,7 +125,12 @@ async function main() {
     );
   }
 
+  const tls = tlsFiles(config);
   const kek = loadKeyEncryptionKey(config);
+  // Values an earlier version stored in clear (envelope private keys, webhook secrets) are sealed
+  // before anything else runs, whichever workers this instance starts.
+  const sealed = await sealClearSecrets(db, kek);
+  if (sealed > 0) logger.info({ sealed }, 'secrets stored in clear by an earlier version are now sealed');
   const sandbox = sandboxGateway({
     journalFile: config.SANDBOX_GATEWAY_JOURNAL,
     profile: {
@@ -116,20 +165,56 @@ async function main() {
   let ready = true;
   const terminalDir =
     config.TERMINAL_DIR ?? fileURLToPath(new URL('../../terminal/dist/renderer/', import.meta.url));
-  const app = createApp(deps, { adminToken: adminToken(config), isReady: () => ready, terminalDir });
-  const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
-    logger.info({ port: info.port, database: db.kind }, `listening on http://127.0.0.1:${info.port}`);
+  const app = createApp(deps, { isReady: () => ready, terminalDir, hsts: tls !== undefined });
+  // The admin API and /metrics: their own listener, loopback unless ADMIN_ALLOW_REMOTE=1 (which
+  // config allows only with TLS); over TLS too when ADMIN_TLS=1 or not on loopback.
+  const remoteAdmin = !isLoopback(config.ADMIN_HOST);
+  const adminTls = tls !== undefined && (config.ADMIN_TLS || remoteAdmin) ? tls : undefined;
+  if (remoteAdmin) {
+    logger.warn(
+      { adminHost: config.ADMIN_HOST },
+      'ADMIN_ALLOW_REMOTE=1: the admin API listens on a non-loopback address; restrict who can reach it (firewall, VPN)',
+    );
+  }
+  const adminApp = createAdminApp(deps, {
+    adminToken: adminToken(config),
+    trustProxy: config.TRUST_PROXY,
+    hsts: adminTls !== undefined,
   });
+  const failed = (what: string) => (err: NodeJS.ErrnoException) => {
+    console.error(`cannot listen for the ${what}: ${err.code ?? ''} ${err.message}`.trim());
+    process.exit(1);
+  };
+  const adminServer = listen(adminApp.fetch, config.ADMIN_PORT, config.ADMIN_HOST, adminTls, (a) => {
+    const url = urlOf(adminTls ? 'https' : 'http', a);
+    logger.info(
+      { adminPort: a.port, adminAddress: a.address, adminUrl: url },
+      `admin API listening on ${url}`,
+    );
+  });
+  adminServer.on('error', failed('admin API (ADMIN_HOST:ADMIN_PORT)'));
+  const server = listen(app.fetch, config.PORT, config.HOST, tls, (a) => {
+    const url = urlOf(tls ? 'https' : 'http', a);
+    logger.info({ port: a.port, address: a.address, url, database: db.kind }, `listening on ${url}`);
+  });
+  server.on('error', failed('public API (HOST:PORT)'));
 
-  // Idempotency records are kept 30 days (decisions), then purged hourly.
-  const purge = setInterval(
-    () =>
-      purgeKeys(db, 30).then(
-        (n) => n > 0 && logger.info({ purged: n }, 'idempotency records older than 30 days purged'),
-        (err) => logger.warn({ err: String(err) }, 'idempotency purge failed'),
-      ),
-    3_600_000,
-  );
+  // Hourly housekeeping: idempotency records are kept 30 days (decisions); card attempts, ended
+  // blocks and what devices pushed 31 days; full rate-limit buckets are dropped.
+  const housekeeping: [string, () => Promise<number>][] = [
+    ['idempotency records older than 30 days', () => purgeKeys(db, 30)],
+    ['card attempts and ended abuse blocks older than 31 days', () => purgeAbuseRecords(db, deps.now())],
+    ['device operations first seen more than 31 days ago', () => purgeOpsSeen(db, deps.now())],
+    ['full rate-limit buckets', () => purgeFullBuckets(db)],
+  ];
+  const purge = setInterval(() => {
+    for (const [what, run] of housekeeping) {
+      run().then(
+        (n) => n > 0 && logger.info({ purged: n }, `${what} purged`),
+        (err) => logger.warn({ err: String(err) }, `purge of ${what} failed`),
+      );
+    }
+  }, 3_600_000);
   purge.unref();
 
   let stopping = false;
@@ -144,6 +229,9 @@ async function main() {
       process.exit(1);
     }, 10_000);
     force.unref();
+    adminServer.close();
+    if ('closeIdleConnections' in adminServer)
+      (adminServer as { closeIdleConnections(): void }).closeIdleConnections();
     server.close(async () => {
       await scheduler.stop().catch(() => {});
       await recovery.stop().catch(() => {});

@@ -67,6 +67,37 @@ export const text = () => str(LIMITS.string);
 /** A short text field that may be null (null = "not sent"). */
 export const optText = () => text().nullish();
 
+/**
+ * Unicode's bidirectional embedding, override and isolate controls: LRE, RLE, PDF, LRO, RLO
+ * (U+202A–U+202E) and LRI, RLI, FSI, PDI (U+2066–U+2069). An override makes the characters after
+ * it display in the reverse of their stored order, so a donor name such as `\u202E0001` prints as
+ * `1000`, and text after it on the same line is reordered too: a receipt, a webhook consumer's
+ * screen or an admin list would show something other than what was stored ("Trojan Source").
+ * The marks LRM, RLM (U+200E, U+200F) and ALM (U+061C) stay allowed: they change no order of
+ * letters or digits, only how a neutral character next to them is placed, and Hebrew keyboards
+ * and editors insert them in ordinary names (`Cohen (כהן)`).
+ */
+const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/;
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
+export const NO_BIDI_CONTROLS = (s: string) => !BIDI_CONTROL.test(s);
+export const NO_BIDI_CONTROLS_MESSAGE =
+  'must not contain bidirectional embedding, override or isolate controls (U+202A–U+202E, U+2066–U+2069): they make text display in another order than it was typed';
+
+/**
+ * `s` without bidirectional embedding, override and isolate controls, for text that is shown or
+ * printed but was stored before names were checked for them (receipts strip them at print).
+ */
+export const withoutBidiControls = (s: string): string => s.replace(BIDI_CONTROLS, '');
+
+/**
+ * A name (of a donor, collector, campaign, reason, device…): a short text field, as `text()`, that
+ * must not contain bidirectional embedding, override or isolate controls. Names are printed on
+ * receipts and shown in lists; refused, never silently stripped.
+ */
+export const nameText = () => text().refine(NO_BIDI_CONTROLS, NO_BIDI_CONTROLS_MESSAGE);
+/** A name that may be null (null = "not sent"). */
+export const optNameText = () => nameText().nullish();
+
 const AMOUNT_TEXT = /^\d{1,7}(\.\d{1,2})?$/;
 
 /**

@@ -1,6 +1,20 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { amount, chargeRequest, civilDate, scheduleRequest, toMinorUnits, utcDateTime } from './index.ts';
+import {
+  amount,
+  chargeRequest,
+  civilDate,
+  NO_BIDI_CONTROLS_MESSAGE,
+  pushRequest,
+  saveCampaignRequest,
+  saveCollectorRequest,
+  saveDonorRequest,
+  saveReasonRequest,
+  scheduleRequest,
+  toMinorUnits,
+  utcDateTime,
+  withoutBidiControls,
+} from './index.ts';
 
 const guid = '3f2b8c1e-5d4a-4c7e-9b1f-2a6d8e0c4b71';
 const base = {
@@ -189,5 +203,113 @@ describe('schedule amounts', () => {
       ),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('names cannot carry bidi controls (receipt and list spoofing)', () => {
+  /** The embedding, override and isolate controls: each reorders the text shown after it. */
+  const CONTROLS = ['\u202A', '\u202B', '\u202C', '\u202D', '\u202E', '\u2066', '\u2067', '\u2068', '\u2069'];
+  /** LRM, RLM and ALM: marks that reorder no letter or digit; ordinary in Hebrew text. */
+  const MARKS = ['\u200E', '\u200F', '\u061C'];
+  const donor = { orgGuid: guid, donorID: '', firstName: 'Dvora', lastName: 'Katz' };
+  const charge = { ...base, amount: 18, uniqueTransactionId: 'bidi-1' };
+  const cases: Array<{ name: string; parse(value: string): { success: boolean; error?: unknown } }> = [
+    ...['firstName', 'lastName', 'firstNameHebrew', 'lastNameHebrew'].map((k) => ({
+      name: `Charge donor.${k}`,
+      parse: (v: string) => chargeRequest.safeParse({ ...charge, donor: { [k]: v } }),
+    })),
+    ...(['campaign', 'reason'] as const).map((k) => ({
+      name: `Charge ${k}.${k}Name`,
+      parse: (v: string) => chargeRequest.safeParse({ ...charge, [k]: { [`${k}Name`]: v } }),
+    })),
+    {
+      name: 'Charge reasons[].reasonName',
+      parse: (v: string) =>
+        chargeRequest.safeParse({ ...charge, reasons: [{ reasonAmount: 18, reasonName: v }] }),
+    },
+    {
+      name: 'Charge card.cardHolderName',
+      parse: (v: string) => chargeRequest.safeParse({ ...charge, card: { ...base.card, cardHolderName: v } }),
+    },
+    {
+      name: 'Charge deviceInfo.deviceName',
+      parse: (v: string) => chargeRequest.safeParse({ ...charge, deviceInfo: { deviceName: v } }),
+    },
+    ...[
+      'title',
+      'firstName',
+      'lastName',
+      'titleHebrew',
+      'firstNameHebrew',
+      'lastNameHebrew',
+      'suffixHebrew',
+    ].map((k) => ({
+      name: `SaveDonor ${k}`,
+      parse: (v: string) => saveDonorRequest.safeParse({ ...donor, [k]: v }),
+    })),
+    {
+      name: 'SaveCollector lastName',
+      parse: (v: string) => saveCollectorRequest.safeParse({ orgGuid: guid, collectorID: '', lastName: v }),
+    },
+    ...['reasonName', 'reasonNameHebrew'].map((k) => ({
+      name: `SaveReason ${k}`,
+      parse: (v: string) =>
+        saveReasonRequest.safeParse({ orgGuid: guid, reasonNumber: 0, reasonName: 'Kiddush', [k]: v }),
+    })),
+    ...['campaignName', 'campaignFriendlyName'].map((k) => ({
+      name: `SaveCampaign ${k}`,
+      parse: (v: string) =>
+        saveCampaignRequest.safeParse({ orgGuid: guid, campaignNumber: 0, campaignName: 'Gala', [k]: v }),
+    })),
+  ];
+
+  it('refuses every embedding, override and isolate control in every name field, with the reason', () => {
+    for (const c of cases) {
+      for (const control of CONTROLS) {
+        const r = c.parse(`Gala ${control}0001 Fund`);
+        const label = `${c.name} U+${control.codePointAt(0)!.toString(16).toUpperCase()}`;
+        expect(r.success, label).toBe(false);
+        expect(JSON.stringify(r.error), label).toContain(NO_BIDI_CONTROLS_MESSAGE);
+      }
+    }
+  });
+
+  it('accepts Hebrew names with direction marks (the check cannot pass by refusing everything)', () => {
+    for (const c of cases) {
+      expect(c.parse('כהן (Cohen)').success, c.name).toBe(true);
+      for (const mark of MARKS) expect(c.parse(`כהן${mark} (Cohen) 18`).success, c.name).toBe(true);
+    }
+  });
+
+  it('withoutBidiControls strips the controls (for text stored before the check) and keeps the marks', () => {
+    expect(withoutBidiControls('Dvora \u202E0001\u202C \u2067x\u2069')).toBe('Dvora 0001 x');
+    expect(withoutBidiControls('כהן\u200F (Cohen)')).toBe('כהן\u200F (Cohen)');
+  });
+});
+
+describe('push request', () => {
+  const push = (depth: number) => ({
+    deviceId: 'dev_1',
+    queue: { depth, totalMinor: 0 },
+    operations: [
+      {
+        opId: guid,
+        kind: 'charge',
+        deviceCreatedDate: '2026-11-22T14:30:00Z',
+        request: { amount: 18 },
+      },
+    ],
+  });
+
+  it('bounds the reported queue depth by the int column the server keeps it in', () => {
+    expect(pushRequest.safeParse(push(2 ** 31 - 1)).success).toBe(true);
+    for (const depth of [2 ** 31, 2 ** 40, Number.MAX_SAFE_INTEGER]) {
+      const r = pushRequest.safeParse(push(depth));
+      expect(r.success, String(depth)).toBe(false);
+      expect(r.error?.issues[0]).toMatchObject({
+        path: ['queue', 'depth'],
+        message: 'must be at most 2147483647',
+      });
+    }
   });
 });

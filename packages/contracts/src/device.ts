@@ -30,6 +30,12 @@ export type EnvelopePublicJwk = z.infer<typeof envelopePublicJwk>;
 export const envelopeKey = z.object({
   kid: str(64).min(1),
   jwk: envelopePublicJwk,
+  /**
+   * The server's signature of (organisation GUID, kid, x, y) with its signing key (ECDSA P-256,
+   * base64url r ‖ s; see `signEnvelopeKey` in @kupah/envelope). A terminal adopts a new key only
+   * when it verifies with the signing key it pinned at pairing.
+   */
+  sig: b64url(128).optional(),
 });
 export type EnvelopeKey = z.infer<typeof envelopeKey>;
 
@@ -46,8 +52,54 @@ export const sealedBox = z.object({
 });
 export type SealedBox = z.infer<typeof sealedBox>;
 
-/** The additional authenticated data of an operation's box. */
+/**
+ * The additional authenticated data of an operation's box, version 1: device and opId only.
+ * Superseded by `sealAadV2` (the server still opens v1 boxes during a transition window only).
+ */
 export const sealAad = (deviceId: string, opId: string): string => `kupah/v1/${deviceId}/${opId}`;
+
+/**
+ * JSON with every object's keys sorted (arrays keep their order), with JSON's own rules otherwise
+ * (undefined members dropped): the same value gives the same text on the terminal and the server.
+ */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) return v;
+    const o = v as Record<string, unknown>;
+    return Object.fromEntries(
+      Object.keys(o)
+        .sort()
+        .map((k) => [k, o[k]]),
+    );
+  });
+}
+
+/** The clear fields of an operation its box is bound to (what `sealAadV2` reads). */
+export interface SealBinding {
+  opId: string;
+  kind: SyncOperationKind;
+  deviceCreatedDate: string;
+  offline?: boolean | null;
+  request: Record<string, unknown>;
+}
+
+/**
+ * The additional authenticated data of an operation's box, version 2: the device and every clear
+ * field of the operation — opId, kind, the device's creation time, the offline flag and the whole
+ * request (amount, currency, method, donor, collector, campaign, reasons, schedule terms,
+ * uniqueTransactionId, …) as canonical JSON. A box moved onto other clear fields (another amount,
+ * donor, time, …) does not open. One function for both sides: the terminal when it seals, the
+ * server when it opens.
+ */
+export const sealAadV2 = (deviceId: string, op: SealBinding): string =>
+  `kupah/v2/${canonicalJson({
+    deviceId,
+    opId: op.opId,
+    kind: op.kind,
+    deviceCreatedDate: new Date(op.deviceCreatedDate).toISOString(),
+    offline: op.offline === true,
+    request: op.request,
+  })}`;
 
 /** What is sealed: the fields of a request the device must not keep in clear. */
 export const sealedSecrets = z.object({
@@ -104,9 +156,45 @@ export const refPerson = z.object({
   lastName: z.string().nullable(),
   firstNameHebrew: z.string().nullable(),
   lastNameHebrew: z.string().nullable(),
+  /** Masked for display only (`••• ••• 0142`): devices never receive a donor's phone numbers. */
   phones: z.array(z.string()),
+  /** Masked for display only (`d•••@example.com`): devices never receive a donor's e-mail addresses. */
   emails: z.array(z.string()),
+  /**
+   * HMAC-SHA-256 (hex) of each normalised phone number and e-mail address under the
+   * organisation's `contactKey` (see {@link contactHashInput}): a donor is found by a whole phone
+   * number or e-mail address typed exactly. Absent from servers before contact masking.
+   */
+  contactHashes: z.array(z.string().regex(/^[0-9a-f]{64}$/)).optional(),
 });
+
+/**
+ * A phone number as compared: digits only, an international `00` prefix dropped, Israeli
+ * (+972 → 0…) and North American (+1 → 10 digits) numbers in their national form. Null when too
+ * short to be a whole number (fewer than 7 digits).
+ */
+export function normalisePhone(value: string): string | null {
+  let digits = value.replace(/\D/g, '');
+  if (digits.startsWith('00')) digits = digits.slice(2);
+  if (digits.startsWith('972') && digits.length >= 11) digits = `0${digits.slice(3)}`;
+  else if (digits.startsWith('1') && digits.length === 11) digits = digits.slice(1);
+  return digits.length >= 7 ? digits : null;
+}
+
+/** An e-mail address as compared: trimmed and lowercased; null when it is not `x@y`. */
+export function normaliseEmail(value: string): string | null {
+  const email = value.trim().toLowerCase();
+  return /^[^\s@]+@[^\s@]+$/.test(email) ? email : null;
+}
+
+/**
+ * What is keyed-hashed for a contact (`phone:0521234567`, `email:d@example.com`), the same on the
+ * server and the device; null when the value is no whole phone number or e-mail address.
+ */
+export function contactHashInput(kind: 'phone' | 'email', value: string): string | null {
+  const normal = kind === 'phone' ? normalisePhone(value) : normaliseEmail(value);
+  return normal === null ? null : `${kind}:${normal}`;
+}
 export type RefCampaign = z.infer<typeof refCampaign>;
 export type RefReason = z.infer<typeof refReason>;
 export type RefPerson = z.infer<typeof refPerson>;
@@ -128,6 +216,11 @@ export const pullResponse = z
     reasons: z.array(refReason),
     collectors: z.array(refPerson),
     donors: z.array(refPerson),
+    /**
+     * The organisation's contact key (32 bytes, base64url): the HMAC key of `contactHashes`.
+     * Absent from servers before contact masking.
+     */
+    contactKey: b64url(64).optional(),
     serverTime: z.string(),
   })
   .meta({ id: 'DevicePullResponse' });
@@ -152,6 +245,8 @@ export const pairResponse = z
     credential: z.string().refine(isGuid),
     settings: deviceSettings,
     encryptionKey: envelopeKey,
+    /** The server's public signing key (P-256): the terminal pins it and checks every envelope key with it. */
+    signingKey: envelopePublicJwk,
     /** The first page of reference data. */
     pull: pullResponse,
   })
@@ -175,6 +270,11 @@ export const syncOperation = z.object({
    * fields. Validated by the server with the operation's own schema once the secrets are back.
    */
   request: z.record(z.string(), z.unknown()),
+  /**
+   * Taken while the device was offline (its offline limits applied). Bound in the sealed box's
+   * additional data; the server applies the organisation's offline limits to such operations.
+   */
+  offline: z.boolean().optional(),
   sealed: sealedBox.nullish(),
 });
 export type SyncOperation = z.infer<typeof syncOperation>;
@@ -187,7 +287,12 @@ export const pushRequest = z
     appVersion: str(64).nullish(),
     /** The device's queue as it is before this push (observability and key retirement). */
     queue: z.object({
-      depth: z.number().int().min(0),
+      // The server keeps it in an int column: a larger count is a 400, never a failed UPDATE.
+      depth: z
+        .number()
+        .int()
+        .min(0)
+        .max(2 ** 31 - 1, 'must be at most 2147483647'),
       totalMinor: z.number().int().min(0),
       /** Queued items per envelope key id. */
       byKid: z.record(z.string(), z.number().int().min(0)).optional(),
@@ -235,4 +340,7 @@ export const DEVICE_ERROR_CODES = {
   OFFLINE_EXPIRED: ERROR_CODES.OFFLINE_EXPIRED,
   ENVELOPE_UNKNOWN_KEY: ERROR_CODES.ENVELOPE_UNKNOWN_KEY,
   ENVELOPE_INVALID: ERROR_CODES.ENVELOPE_INVALID,
+  ENVELOPE_OUTDATED: ERROR_CODES.ENVELOPE_OUTDATED,
+  OFFLINE_LIMIT_EXCEEDED: ERROR_CODES.OFFLINE_LIMIT_EXCEEDED,
+  DEVICE_CLOCK_AHEAD: ERROR_CODES.DEVICE_CLOCK_AHEAD,
 } as const;

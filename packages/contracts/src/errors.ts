@@ -15,6 +15,10 @@ export const ERROR_CODES = {
   GATEWAY_UNAVAILABLE: 'GATEWAY_UNAVAILABLE',
   PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
   RATE_LIMITED: 'RATE_LIMITED',
+  /** Too many declines from one credential: its charges are refused for a cool-off (429, Retry-After). */
+  TOO_MANY_DECLINES: 'TOO_MANY_DECLINES',
+  /** One card (or bank account) tried or declined too often across the organisation (429, Retry-After). */
+  CARD_TESTING_SUSPECTED: 'CARD_TESTING_SUSPECTED',
   CURRENCY_NOT_ENABLED: 'CURRENCY_NOT_ENABLED',
   INVALID_STATE: 'INVALID_STATE',
   INTERNAL: 'INTERNAL_ERROR',
@@ -27,6 +31,12 @@ export const ERROR_CODES = {
   OFFLINE_EXPIRED: 'OFFLINE_EXPIRED',
   ENVELOPE_UNKNOWN_KEY: 'ENVELOPE_UNKNOWN_KEY',
   ENVELOPE_INVALID: 'ENVELOPE_INVALID',
+  /** A box sealed under the old (v1) additional data after its transition window: not charged. */
+  ENVELOPE_OUTDATED: 'ENVELOPE_OUTDATED',
+  /** An operation taken offline is over the organisation's offline limits: not charged. */
+  OFFLINE_LIMIT_EXCEEDED: 'OFFLINE_LIMIT_EXCEEDED',
+  /** The device's creation time is ahead of the server's clock (sent again later). */
+  DEVICE_CLOCK_AHEAD: 'DEVICE_CLOCK_AHEAD',
 } as const;
 export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
 

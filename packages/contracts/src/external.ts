@@ -15,6 +15,7 @@ import {
   LIMITS,
   NO_NUL,
   NO_NUL_MESSAGE,
+  optNameText,
   optText,
   orgFrom,
   paymentMethodInput,
@@ -46,25 +47,25 @@ const list = <T extends z.ZodType>(item: T) =>
 export const chargeDonor = z
   .object({
     accountNum: optText(),
-    firstName: optText(),
-    lastName: optText(),
+    firstName: optNameText(),
+    lastName: optNameText(),
     phoneNumber: optText(),
     email: optText().meta({
       description: 'Extension: donor e-mail, used when the charge creates the donor.',
     }),
-    firstNameHebrew: optText().meta({ description: 'Extension: Hebrew first name.' }),
-    lastNameHebrew: optText().meta({ description: 'Extension: Hebrew last name.' }),
+    firstNameHebrew: optNameText().meta({ description: 'Extension: Hebrew first name.' }),
+    lastNameHebrew: optNameText().meta({ description: 'Extension: Hebrew last name.' }),
   })
   .meta({
     description:
       'Donor of the payment: linked by accountNum, otherwise matched by name and phone, or created.',
   });
 
-export const campaignRef = z.object({ campaignNum: positiveInt().nullish(), campaignName: optText() });
-export const reasonRef = z.object({ reasonNum: positiveInt().nullish(), reasonName: optText() });
+export const campaignRef = z.object({ campaignNum: positiveInt().nullish(), campaignName: optNameText() });
+export const reasonRef = z.object({ reasonNum: positiveInt().nullish(), reasonName: optNameText() });
 export const reasonPart = z.object({
   reasonAmount: amount(),
-  reasonName: optText(),
+  reasonName: optNameText(),
   reasonNum: positiveInt().nullish(),
 });
 
@@ -74,19 +75,19 @@ export const cardInput = z.object({
     .meta({ description: 'Card number; for the provider methods the charity card number or token.' }),
   expiry: str(10).nullish().meta({ description: 'MM/YY' }),
   cvv: str(8).nullish(),
-  cardHolderName: optText().meta({ description: 'Extension: name on the card.' }),
+  cardHolderName: optNameText().meta({ description: 'Extension: name on the card.' }),
 });
 
 export const bankAccountInput = z.object({
   accountNum: optText(),
   accountType: optText(),
   checkType: optText(),
-  nameOnAccount: optText(),
+  nameOnAccount: optNameText(),
   routingNum: optText(),
 });
 
 export const locationInput = z.object({
-  locationName: optText(),
+  locationName: optNameText(),
   longitude: z.union([str(32), z.number()]).nullish(),
   latitude: z.union([str(32), z.number()]).nullish(),
 });
@@ -94,7 +95,7 @@ export const locationInput = z.object({
 /** Extension for charges taken on a device: shown in the payment webhook. */
 export const deviceInfoInput = z
   .object({
-    deviceName: optText(),
+    deviceName: optNameText(),
     timezone: optText(),
     deviceCreatedDate: utcDateTime().nullish(),
     location: locationInput.nullish(),
@@ -503,13 +504,13 @@ export type Email = z.infer<typeof email>;
 export type Address = z.infer<typeof address>;
 
 const personNameFields = {
-  title: optText(),
-  firstName: optText(),
-  lastName: optText(),
-  titleHebrew: optText(),
-  firstNameHebrew: optText(),
-  lastNameHebrew: optText(),
-  suffixHebrew: optText(),
+  title: optNameText(),
+  firstName: optNameText(),
+  lastName: optNameText(),
+  titleHebrew: optNameText(),
+  firstNameHebrew: optNameText(),
+  lastNameHebrew: optNameText(),
+  suffixHebrew: optNameText(),
 };
 
 /** The fields of a person record (donor or collector), each `undefined` = not sent, `null` = sent as null. */
@@ -610,8 +611,8 @@ export const saveReasonRequest = z
     orgGuid: guid().optional(),
     orgGUID: guid().optional(),
     reasonNumber: nonNegativeInt(),
-    reasonName: optText(),
-    reasonNameHebrew: optText(),
+    reasonName: optNameText(),
+    reasonNameHebrew: optNameText(),
     homePhoneNumber: optText(),
     cellPhoneNum: optText(),
     email: z
@@ -656,8 +657,8 @@ export const saveCampaignRequest = z
     orgGuid: guid().optional(),
     orgGUID: guid().optional(),
     campaignNumber: nonNegativeInt(),
-    campaignName: optText(),
-    campaignFriendlyName: optText(),
+    campaignName: optNameText(),
+    campaignFriendlyName: optNameText(),
   })
   .transform((v, ctx) => {
     const orgGuid = orgFrom(ctx, v, 'orgGuid');

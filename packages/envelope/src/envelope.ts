@@ -4,8 +4,10 @@
  * The terminal keeps its queue in IndexedDB; card numbers must never rest there in clear, and the
  * terminal must not be able to read them back either (a stolen terminal gives nothing away). So each
  * secret is sealed under the server's public key with a fresh ephemeral key: ECDH P-256 →
- * HKDF-SHA-256 → AES-256-GCM (see `sealedBox` in @kupah/contracts). The additional data binds a box
- * to one device and one operation, so a box cannot be moved onto another item.
+ * HKDF-SHA-256 → AES-256-GCM (see `sealedBox` in @kupah/contracts). The additional data
+ * (`sealAadV2`) binds a box to one device and to every clear field of its operation (opId, kind,
+ * time, offline flag, amount, currency, donor, schedule, …), so a box can neither be moved onto
+ * another item nor sent with its item's clear fields changed.
  *
  * Only WebCrypto (`globalThis.crypto.subtle`) and TextEncoder are used: the same code runs in
  * Node 20+ (the server) and Chromium (the terminal's renderer).
@@ -67,7 +69,7 @@ export interface EnvelopeKeyPair {
 
 export interface Sealer {
   readonly kid: string;
-  /** Seals the JSON of `value`; `aad` must be given again to open it (use `sealAad`). */
+  /** Seals the JSON of `value`; `aad` must be given again to open it (use `sealAadV2`). */
   seal(value: unknown, aad: string): Promise<SealedBox>;
 }
 

@@ -12,3 +12,4 @@ export {
   type Sealer,
   seal,
 } from './envelope.ts';
+export * from './signing.ts';

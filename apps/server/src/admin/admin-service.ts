@@ -24,17 +24,19 @@ import {
   listWebhookEndpoints,
   type Org,
   updateOrg,
-  upsertWebhookEndpoint,
   type WebhookKind,
 } from '../orgs/repo.ts';
 import type { OrgSettings } from '../orgs/settings.ts';
 import { listPendingPayments } from '../payments/repo.ts';
+import { countSealedSecretsByKek, prepareRewrap } from '../secrets/at-rest.ts';
+import { kekOfDb } from '../secrets/server-kek.ts';
 import {
   listAdminEvents,
   listAttempts,
   listDeliveries,
   replayDeliveries,
   rotateSecret,
+  saveWebhookEndpoint,
 } from '../webhooks/repo.ts';
 
 export interface CreatedOrg {
@@ -141,7 +143,11 @@ export async function updateSettings(db: Db, orgGuid: string, patch: SettingsPat
     const secrets: Partial<Record<WebhookKind, { url: string; secret: string }>> = {};
     for (const [kind, url] of Object.entries(patch.webhooks ?? {}) as [WebhookKind, string | null][]) {
       if (url === null) await deleteWebhookEndpoint(tx, org.id, kind);
-      else secrets[kind] = await upsertWebhookEndpoint(tx, org.id, kind, url, newWebhookSecret());
+      else {
+        // A new URL gets a new secret (sealed at rest), shown once; the same URL keeps its secret.
+        const saved = await saveWebhookEndpoint(tx, kekOfDb(db), org.id, kind, url);
+        if (saved.secret) secrets[kind] = { url: saved.url, secret: saved.secret };
+      }
     }
     return {
       orgGuid: updated.guid,
@@ -251,8 +257,12 @@ export async function setOrgGateway(
   });
 }
 
+const sumOf = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+
 async function sealedCounts(sql: Sql, kek: { id: string; previousId: string | null }) {
   const byKek = await countSealedByKek(sql);
+  // Envelope and signing private keys and webhook secrets are sealed under the same KEK.
+  for (const [id, n] of Object.entries(await countSealedSecretsByKek(sql))) byKek[id] = (byKek[id] ?? 0) + n;
   const n = (id: string | null) => (id === null ? 0 : (byKek[id] ?? 0));
   const total = Object.values(byKek).reduce((a, b) => a + b, 0);
   return {
@@ -288,24 +298,29 @@ export async function rewrapSecrets(db: Db, gateways: GatewayRegistry) {
         unreadable.set(r.kekId, (unreadable.get(r.kekId) ?? 0) + 1);
       }
     }
+    const others = await prepareRewrap(tx, kek);
+    for (const [id, n] of others.unreadable) unreadable.set(id, (unreadable.get(id) ?? 0) + n);
+    const total = rows.length + others.rewrapped + others.alreadyCurrent + sumOf(others.unreadable);
     if (unreadable.size > 0) {
       const n = [...unreadable.values()].reduce((a, b) => a + b, 0);
       const ids = [...unreadable.keys()].join(', ');
       throw new ApiError(
         409,
         ERROR_CODES.INVALID_STATE,
-        `${n} of ${rows.length} sealed values do not open (sealed under ${ids}; the current key is ${kek.id}, ` +
+        `${n} of ${total} sealed values do not open (sealed under ${ids}; the current key is ${kek.id}, ` +
           `KUPAH_MASTER_KEY_PREVIOUS is ${kek.previousId ?? 'not set'}): nothing was changed`,
       );
     }
     for (const r of resealed) await updateSealedGatewayKey(tx, r.orgId, r.keySealed, kek.id);
-    if (resealed.length > 0) {
-      await insertAdminEvent(tx, null, 'secrets_rewrapped', { kekId: kek.id, rewrapped: resealed.length });
+    await others.apply();
+    const rewrapped = resealed.length + others.rewrapped;
+    if (rewrapped > 0) {
+      await insertAdminEvent(tx, null, 'secrets_rewrapped', { kekId: kek.id, rewrapped });
     }
     return {
       kekId: kek.id,
-      rewrapped: resealed.length,
-      alreadyCurrent: rows.length - resealed.length,
+      rewrapped,
+      alreadyCurrent: rows.length - resealed.length + others.alreadyCurrent,
       ...(await sealedCounts(tx, kek)),
     };
   });
@@ -345,11 +360,9 @@ export async function replay(
 
 export async function rotate(db: Db, orgGuid: string, kind: WebhookKind, now: Date) {
   const org = await requireOrg(db, orgGuid);
-  const secret = newWebhookSecret();
   const previousValidUntil = new Date(now.getTime() + ROTATION_OVERLAP_MS);
-  if (!(await rotateSecret(db, org.id, kind, secret, previousValidUntil))) {
-    throw notFound(`The ${kind} webhook endpoint`);
-  }
+  const secret = await rotateSecret(db, kekOfDb(db), org.id, kind, previousValidUntil);
+  if (!secret) throw notFound(`The ${kind} webhook endpoint`);
   return { orgGuid: org.guid, kind, secret, previousSecretValidUntil: previousValidUntil.toISOString() };
 }
 

@@ -1,8 +1,8 @@
 /**
- * The admin API (used by the admin CLI): `Authorization: Bearer <ADMIN_TOKEN>`. Not part of the
- * External API, and not in its OpenAPI document.
+ * The admin API (used by the admin CLI): `Authorization: Bearer <ADMIN_TOKEN>`, served on the admin
+ * listener (ADMIN_HOST:ADMIN_PORT, loopback by default) only. Not part of the External API, and not
+ * in its OpenAPI document.
  */
-import { timingSafeEqual } from 'node:crypto';
 import { zValidator } from '@hono/zod-validator';
 import { CURRENCIES, ERROR_CODES, SCHEDULE_HANDLING_MODES, str } from '@kupah/contracts';
 import { Hono } from 'hono';
@@ -31,6 +31,8 @@ import {
   setOrgGateway,
   updateSettings,
 } from './admin-service.ts';
+import { listAudit } from './audit.ts';
+import { type AdminGuardOptions, adminGuard } from './guard.ts';
 
 /** Validate a part of the request with `schema`; a failure is the usual 400 naming every field. */
 const valid = <P extends 'json' | 'query', T extends z.ZodType>(part: P, schema: T) =>
@@ -123,24 +125,22 @@ function deliveryId(raw: string): number {
   return Number(raw);
 }
 
-function tokenMatches(header: string | undefined, token: string): boolean {
-  const given = Buffer.from(header?.replace(/^Bearer\s+/i, '') ?? '');
-  const want = Buffer.from(token);
-  return given.length === want.length && timingSafeEqual(given, want);
-}
-
-export function adminRoutes(adminToken: string) {
+/** The admin routes behind `adminGuard` (token, lockout, audit log). Served on the admin listener only. */
+export function adminRoutes(guard: AdminGuardOptions) {
   return new Hono<AppEnv>()
-    .use(async (c, next) => {
-      if (!tokenMatches(c.req.header('authorization'), adminToken)) {
-        throw new ApiError(
-          401,
-          ERROR_CODES.UNAUTHORIZED,
-          'Admin API: send Authorization: Bearer <ADMIN_TOKEN>',
-        );
-      }
-      await next();
-    })
+    .use(adminGuard(guard))
+    .get(
+      '/audit',
+      valid(
+        'query',
+        z.object({
+          org: z.string().trim().min(1).max(256).optional(),
+          since: z.iso.datetime({ offset: true }).optional(),
+          limit: z.coerce.number().int().min(1).max(1000).default(100),
+        }),
+      ),
+      async (c) => c.json(await listAudit(c.var.deps.db, c.req.valid('query'))),
+    )
     .post(
       '/orgs',
       json(
@@ -261,7 +261,9 @@ export function adminRoutes(adminToken: string) {
       ),
     )
     .get('/envelope-keys', async (c) => c.json(await listKeys(c.var.deps.db)))
-    .post('/envelope-keys/rotate', async (c) => c.json(await rotateKey(c.var.deps.db), 201))
+    .post('/envelope-keys/rotate', async (c) =>
+      c.json(await rotateKey(c.var.deps.db, c.req.query('org')), 201),
+    )
     .post('/envelope-keys/:kid/retire', async (c) =>
       c.json(await retireKey(c.var.deps.db, c.req.param('kid'))),
     );

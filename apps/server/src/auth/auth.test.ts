@@ -186,9 +186,9 @@ describe.each(await testDatabases())('authentication, tenancy and limits on %s',
   it('admin API needs the admin token; an unknown or malformed org is a 404', async () => {
     expect((await h.admin('GET', '/orgs/not-a-guid')).status).toBe(404);
     expect((await h.admin('GET', '/orgs/00000000-0000-4000-8000-000000000000')).status).toBe(404);
-    expect((await h.request('POST', '/admin/orgs', { name: 'x' })).status).toBe(401);
+    expect((await h.adminRequest('POST', '/admin/orgs', { name: 'x' })).status).toBe(401);
     expect(
-      (await h.request('POST', '/admin/orgs', { name: 'x' }, { authorization: 'Bearer wrong' })).status,
+      (await h.adminRequest('POST', '/admin/orgs', { name: 'x' }, { authorization: 'Bearer wrong' })).status,
     ).toBe(401);
   });
 });

@@ -47,7 +47,7 @@ export function authenticate(accepts: Accepts, buckets: TokenBuckets): Middlewar
         sent ? 'The credential is unknown or revoked' : `Missing credential: send ${expected(accepts)}`,
       );
     }
-    takeOrRefuse(
+    await takeOrRefuse(
       buckets,
       `${caller.type}:${caller.id}`,
       caller.org.settings.rateLimit,

@@ -59,6 +59,16 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+/**
+ * `org gateway … --key K` as an operator runs it: the key in GATEWAY_KEY, never on the command line
+ * (the CLI refuses --key there). Other commands, and a --key without a value, are left as they are.
+ */
+function keyToEnv(argv: string[]): { argv: string[]; env: Record<string, string> } {
+  const i = argv.indexOf('--key');
+  if (argv[0] !== 'org' || argv[1] !== 'gateway' || i < 0 || i + 1 >= argv.length) return { argv, env: {} };
+  return { argv: [...argv.slice(0, i), ...argv.slice(i + 2)], env: { GATEWAY_KEY: argv[i + 1]! } };
+}
+
 const expectUsageError = (o: Outcome, pattern?: RegExp) => {
   expect(o.code).toBe(2);
   expect(o.stdout).toBe('');
@@ -69,12 +79,12 @@ const expectUsageError = (o: Outcome, pattern?: RegExp) => {
 describe('admin CLI against a real server', () => {
   let h: Harness;
   let url: string;
-  /** Runs the CLI with --server, --token and --json. */
-  const admin = (...argv: string[]) => cli([...argv, '--server', url, '--token', ADMIN_TOKEN, '--json']);
+  /** Runs the CLI with --server (the admin listener), --json and ADMIN_TOKEN in its environment. */
+  const admin = (...argv: string[]) => cli([...argv, '--server', url, '--json'], { ADMIN_TOKEN });
 
   beforeAll(async () => {
     h = await createHarness('pglite');
-    url = await h.listen();
+    url = await h.listenAdmin();
   });
   afterAll(async () => {
     await h?.close();
@@ -107,7 +117,7 @@ describe('admin CLI against a real server', () => {
   });
 
   it('without --json the same object is printed as indented JSON', async () => {
-    const o = await cli(['org', 'create', '--name', 'Pretty', '--server', url, '--token', ADMIN_TOKEN]);
+    const o = await cli(['org', 'create', '--name', 'Pretty', '--server', url], { ADMIN_TOKEN });
     expect(o.code).toBe(0);
     expect(o.stdout).toContain('\n  "orgGuid": ');
     expect(Object.keys(o.json).sort()).toEqual(['apiKey', 'orgGuid', 'sourceGuid']);
@@ -299,6 +309,14 @@ describe('admin CLI against a real server', () => {
     const current = await admin('device', 'retire-key', '--kid', rotated.json.kid);
     expect(current.code).toBe(1);
     expect(current.stderr).toContain('current key');
+    // --org rotates that organisation's key alone.
+    const keysOf = (j: { keys: { orgGuid: string | null }[] }) => j.keys.filter((k) => k.orgGuid === orgGuid);
+    const mid = (await admin('device', 'keys')).json;
+    const one = await admin('device', 'rotate-key', '--org', orgGuid);
+    expect(one.code).toBe(0);
+    expect(one.json.kid).toEqual(expect.any(String));
+    expect(keysOf(one.json)).toHaveLength(keysOf(mid).length + 1);
+    expect(one.json.keys).toHaveLength(mid.keys.length + 1);
     expect((await admin('device', 'create', '--org', orgGuid)).code).toBe(2);
   });
 
@@ -484,20 +502,20 @@ describe('admin CLI against a real server', () => {
     expectUsageError(o, /--currencies .*; --il must be true or false/);
   });
 
-  it('a bad --server or KUPAH_SERVER is a usage error', async () => {
+  it('a bad --server or KUPAH_ADMIN_URL is a usage error', async () => {
     expectUsageError(
       await cli(['org', 'show', '--org', h.org.orgGuid, '--server', 'ftp://x']),
       /--server must/,
     );
     expectUsageError(
-      await cli(['org', 'show', '--org', h.org.orgGuid, '--token', ADMIN_TOKEN], { KUPAH_SERVER: 'nope' }),
-      /KUPAH_SERVER must/,
+      await cli(['org', 'show', '--org', h.org.orgGuid], { ADMIN_TOKEN, KUPAH_ADMIN_URL: 'nope' }),
+      /KUPAH_ADMIN_URL must/,
     );
   });
 
-  it('KUPAH_SERVER and ADMIN_TOKEN come from the environment', async () => {
+  it('KUPAH_ADMIN_URL and ADMIN_TOKEN come from the environment', async () => {
     const o = await cli(['org', 'show', '--org', h.org.orgGuid, '--json'], {
-      KUPAH_SERVER: `${url}/`,
+      KUPAH_ADMIN_URL: `${url}/`,
       ADMIN_TOKEN,
     });
     expect(o.code).toBe(0);
@@ -514,43 +532,26 @@ describe('admin CLI against a real server', () => {
       error: { errorCode: 'NOT_FOUND', message: `Organisation ${missing} was not found` },
     });
 
-    const plain = await cli(['org', 'show', '--org', missing, '--server', url, '--token', ADMIN_TOKEN]);
+    const plain = await cli(['org', 'show', '--org', missing, '--server', url], { ADMIN_TOKEN });
     expect(plain.code).toBe(1);
     expect(plain.stdout).toBe('');
     expect(plain.stderr).toBe(`error: Organisation ${missing} was not found\n`);
   });
 
   it('a wrong admin token is exit 1 with the server message and where the token came from', async () => {
-    const o = await cli([
-      'org',
-      'show',
-      '--org',
-      h.org.orgGuid,
-      '--server',
-      url,
-      '--token',
-      'wrong-token-0123456789',
-    ]);
+    const o = await cli(['org', 'show', '--org', h.org.orgGuid, '--server', url], {
+      ADMIN_TOKEN: 'wrong-token-0123456789-0123456789',
+    });
     expect(o.code).toBe(1);
     expect(o.stdout).toBe('');
     expect(o.stderr).toMatch(
-      /^error: Admin API: send Authorization: Bearer <ADMIN_TOKEN> \(.*--token.*\)\n$/,
+      /^error: Admin API: send Authorization: Bearer <ADMIN_TOKEN> \(the token from ADMIN_TOKEN was refused\)\n$/,
     );
   });
 
   it('an unreachable server is exit 1 with one line', async () => {
     const dead = `http://127.0.0.1:${await closedPort()}`;
-    const o = await cli([
-      'org',
-      'show',
-      '--org',
-      h.org.orgGuid,
-      '--server',
-      dead,
-      '--token',
-      ADMIN_TOKEN,
-      '--json',
-    ]);
+    const o = await cli(['org', 'show', '--org', h.org.orgGuid, '--server', dead, '--json'], { ADMIN_TOKEN });
     expect(o.code).toBe(1);
     expect(o.stdout).toBe('');
     expect(o.stderr).toBe(`error: cannot reach the server at ${dead} (is it running? npm start)\n`);
@@ -559,15 +560,11 @@ describe('admin CLI against a real server', () => {
   it('an answer that is not a kupah error body is exit 1 with one line', async () => {
     const fakeFetch = (async () =>
       new Response('<html>\n<body>Bad gateway</body>\n</html>', { status: 502 })) as unknown as typeof fetch;
-    const o = await cli(
-      ['org', 'show', '--org', h.org.orgGuid, '--token', ADMIN_TOKEN],
-      {},
-      { fetch: fakeFetch },
-    );
+    const o = await cli(['org', 'show', '--org', h.org.orgGuid], { ADMIN_TOKEN }, { fetch: fakeFetch });
     expect(o.code).toBe(1);
     expect(o.stdout).toBe('');
     expect(o.stderr).toBe(
-      `error: the server at http://127.0.0.1:8787 answered HTTP 502 (is --server a kupah server?)\n`,
+      `error: the server at http://127.0.0.1:8788 answered HTTP 502 (is --server a kupah server?)\n`,
     );
   });
 
@@ -580,7 +577,7 @@ describe('admin CLI against a real server', () => {
       rmSync(dir, { recursive: true, force: true });
     });
 
-    it('is read from DATA_DIR/admin-token (DATA_DIR relative to INIT_CWD) when no --token or ADMIN_TOKEN', async () => {
+    it('is read from DATA_DIR/admin-token (DATA_DIR relative to INIT_CWD) when no --token-file or ADMIN_TOKEN', async () => {
       mkdirSync(join(dir, 'data'), { recursive: true });
       writeFileSync(join(dir, 'data', 'admin-token'), `${ADMIN_TOKEN}\n`, { mode: 0o600 });
       const argv = ['org', 'show', '--org', h.org.orgGuid, '--server', url, '--json'];
@@ -596,6 +593,44 @@ describe('admin CLI against a real server', () => {
         DATA_DIR: join(dir, 'nowhere'),
       });
       expectUsageError(o, /no admin token: .*nowhere\/admin-token/);
+    });
+
+    it('--token-file PATH is read (relative to INIT_CWD) and beats ADMIN_TOKEN', async () => {
+      writeFileSync(join(dir, 'other-token'), `${ADMIN_TOKEN}\n`, { mode: 0o600 });
+      const argv = ['org', 'show', '--org', h.org.orgGuid, '--server', url, '--json'];
+      const o = await cli([...argv, '--token-file', 'other-token'], {
+        INIT_CWD: dir,
+        ADMIN_TOKEN: 'wrong-token-0123456789-0123456789',
+      });
+      expect(o.code).toBe(0);
+      expect(o.json.orgGuid).toBe(h.org.orgGuid);
+      expectUsageError(
+        await cli([...argv, '--token-file', join(dir, 'absent')]),
+        /--token-file: cannot read .*absent \(ENOENT\)/,
+      );
+    });
+
+    it('a token given on the command line (--token) is refused before any request, and never repeated', async () => {
+      const secret = `adm_${randomBytes(24).toString('hex')}`;
+      let requests = 0;
+      const counting = (async () => {
+        requests++;
+        return new Response('{}');
+      }) as unknown as typeof fetch;
+      for (const argv of [
+        ['org', 'show', '--org', h.org.orgGuid, '--server', url, '--token', secret],
+        ['--token', secret, 'org', 'show', '--org', h.org.orgGuid],
+        ['org', 'show', '--org', h.org.orgGuid, `--token=${secret}`],
+        ['org', 'show', '--help', '--token', secret],
+      ]) {
+        const o = await cli(argv, {}, { fetch: counting });
+        expectUsageError(
+          o,
+          /--token is not accepted: .*visible to other users.*ADMIN_TOKEN.*--token-file PATH/,
+        );
+        expect(o.stderr).not.toContain(secret);
+      }
+      expect(requests).toBe(0);
     });
   });
 });
@@ -629,11 +664,12 @@ describe('admin CLI --help', () => {
     ['apikey', 'revoke', ['--org', '--key']],
     ['source', 'create', ['--org', '--name', '--kind', '--sandbox']],
     ['source', 'revoke', ['--org', '--source']],
-    ['org', 'gateway', ['--org', '--provider', '--key', '--url']],
+    ['org', 'gateway', ['--org', '--provider', '--key-file', '--url']],
     ['secrets', 'status', []],
     ['secrets', 'rewrap', []],
+    ['audit', 'list', ['--org', '--since', '--limit']],
   ];
-  const globals = ['--server', '--token', '--json', '--help'];
+  const globals = ['--server', '--token-file', '--json', '--help'];
 
   it.each(commands)('%s %s --help and -h list every flag, exit 0', async (group, name, flags) => {
     for (const help of ['--help', '-h']) {
@@ -645,7 +681,7 @@ describe('admin CLI --help', () => {
     }
   });
 
-  it.each(['org', 'apikey', 'source', 'secrets'])(
+  it.each(['org', 'apikey', 'source', 'secrets', 'audit'])(
     '%s --help lists its commands and their flags',
     async (group) => {
       const o = await cli([group, '--help']);
@@ -678,7 +714,8 @@ describe('admin CLI: org gateway and secrets', () => {
     return k;
   };
   const admin = async (...argv: string[]) => {
-    const o = await cli([...argv, '--server', url, '--token', ADMIN_TOKEN, '--json']);
+    const k = keyToEnv(argv);
+    const o = await cli([...k.argv, '--server', url, '--json'], { ADMIN_TOKEN, ...k.env });
     outputs.push(o.stdout, o.stderr);
     return o;
   };
@@ -714,7 +751,7 @@ describe('admin CLI: org gateway and secrets', () => {
 
   beforeAll(async () => {
     h = await createHarness('pglite', { gateways: (db) => registry(db, oldKek) });
-    url = await h.listen();
+    url = await h.listenAdmin();
   });
   afterAll(async () => {
     await h?.close();
@@ -809,15 +846,21 @@ describe('admin CLI: org gateway and secrets', () => {
 
   it.each([
     [['--provider', 'stripe', '--key', 'k'.repeat(12)], /--provider must be none or sola \(got "stripe"\)/],
-    [['--provider', 'sola'], /--key is required with --provider sola/],
-    [['--provider', 'none', '--key', 'k'.repeat(12)], /--key and --url are not taken with --provider none/],
+    [
+      ['--provider', 'sola'],
+      /the key is required with --provider sola: set GATEWAY_KEY or pass --key-file PATH/,
+    ],
+    [
+      ['--provider', 'none', '--key-file', '/nonexistent'],
+      /--key-file and --url are not taken with --provider none/,
+    ],
     [['--provider', 'none', '--url', 'https://x.example'], /not taken with --provider none/],
     [
       ['--provider', 'sola', '--key', 'k'.repeat(12), '--url', 'ftp://x.example'],
       /--url must be an http\(s\) URL/,
     ],
     [['--key', 'k'.repeat(12)], /--provider is required/],
-    [['--provider', 'sola', '--key'], /--key needs a value/],
+    [['--provider', 'sola', '--key'], /--key is not taken: a key on the command line is visible/],
   ])('org gateway %j → exit 2, one line', async (argv, pattern) => {
     expectUsageError(
       await admin('org', 'gateway', '--org', '3f2b8c1e-6d4a-4c2e-9a57-0b1d2e3f4a5b', ...argv),
@@ -830,11 +873,45 @@ describe('admin CLI: org gateway and secrets', () => {
     const short = 'Qz7Short';
     keys.push(short.slice(0, 7), 'has a space in it', 'StrayKeyValue123');
     let o = await admin('org', 'gateway', '--org', org, '--provider', 'sola', '--key', short.slice(0, 7));
-    expectUsageError(o, /--key must be at least 8 characters$/m);
+    expectUsageError(o, /GATEWAY_KEY must be at least 8 characters$/m);
     o = await admin('org', 'gateway', '--org', org, '--provider', 'sola', '--key', 'has a space in it');
-    expectUsageError(o, /--key must be printable ASCII without spaces$/m);
+    expectUsageError(o, /GATEWAY_KEY must be printable ASCII without spaces$/m);
     o = await admin('org', 'gateway', '--org', org, '--provider', 'sola', 'StrayKeyValue123');
     expectUsageError(o, /unexpected argument \(not shown/);
+  });
+
+  it('the key comes from GATEWAY_KEY or --key-file, never from the command line (ps shows every argument)', async () => {
+    const { orgGuid } = await newOrg();
+    const key = newKey();
+    const onCommandLine = await cli(
+      ['org', 'gateway', '--org', orgGuid, '--provider', 'sola', `--key=${key}`, '--server', url, '--json'],
+      { ADMIN_TOKEN },
+    );
+    expectUsageError(onCommandLine, /--key is not taken: .*GATEWAY_KEY.*--key-file PATH/);
+    expect(onCommandLine.stdout + onCommandLine.stderr).not.toContain(key);
+    expect((await admin('org', 'show', '--org', orgGuid)).json.gateway).toBeNull();
+
+    const dir = mkdtempSync(join(tmpdir(), 'kupah-key-file-'));
+    try {
+      const file = join(dir, 'sola-key');
+      writeFileSync(file, `${key}\n`, { mode: 0o600 });
+      const set = await admin('org', 'gateway', '--org', orgGuid, '--provider', 'sola', '--key-file', file);
+      expect(set.code).toBe(0);
+      expect(set.json).toMatchObject({ provider: 'sola', keyLast4: key.slice(-4) });
+      const missing = await admin(
+        'org',
+        'gateway',
+        '--org',
+        orgGuid,
+        '--provider',
+        'sola',
+        '--key-file',
+        join(dir, 'none'),
+      );
+      expectUsageError(missing, /--key-file: cannot read .* \(ENOENT\)/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('the admin API refuses bad gateway bodies with 400, never echoing the key', async () => {
@@ -1002,9 +1079,10 @@ describe('admin CLI: a production charge goes to the Sola gateway configured wit
         createGatewayRegistry({ db, sandbox: sandboxGateway(), kek: keyEncryptionKey(randomBytes(32)) }),
     });
     try {
-      const url = await h.listen();
+      const url = await h.listenAdmin();
       const admin = async (...argv: string[]) => {
-        const o = await cli([...argv, '--server', url, '--token', ADMIN_TOKEN, '--json']);
+        const k = keyToEnv(argv);
+        const o = await cli([...k.argv, '--server', url, '--json'], { ADMIN_TOKEN, ...k.env });
         expect(o.stdout + o.stderr).not.toContain(sola.key);
         return o;
       };
@@ -1053,9 +1131,10 @@ describe('admin CLI: a production charge goes to the Sola gateway configured wit
             authorization: source,
           },
         );
+      // 403 since a source may void only its own payments (abuse limits); 409 from the sandbox check.
       const refused = await voidWith(sandboxSource);
-      expect(refused.status).toBe(409);
-      expect(refused.body.error.message).toMatch(/sandbox credential cannot void/);
+      expect([403, 409]).toContain(refused.status);
+      expect(refused.body.error.errorCode).toMatch(/^(FORBIDDEN|GATEWAY_NOT_CONFIGURED)$/);
       const voided = await voidWith(live.json.sourceGuid);
       expect(voided.body).toMatchObject({ paymentStatus: 'Voided' });
       expect((await voidWith(live.json.sourceGuid)).body).toMatchObject({ paymentStatus: 'Voided' });

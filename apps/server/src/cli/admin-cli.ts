@@ -1,6 +1,9 @@
 /**
  * The admin CLI: `npm run admin -- <group> <command> [flags]`, a thin client of the admin HTTP API
- * (`/admin/...`, `Authorization: Bearer <admin token>`) of a running server.
+ * (`/admin/...`, `Authorization: Bearer <admin token>`) of a running server's admin listener
+ * (ADMIN_HOST:ADMIN_PORT, default http://127.0.0.1:8788). The token is never a flag (a command
+ * line is visible to every user of the machine): ADMIN_TOKEN, or a file (--token-file,
+ * default DATA_DIR/admin-token).
  *
  * Exit codes: 0 done; 1 the server refused (its message on stderr) or could not be reached;
  * 2 a bad invocation (unknown flag, missing or bad value, no admin token). Every error is one line
@@ -23,7 +26,7 @@ export interface CliIo {
   fetch?: typeof fetch;
 }
 
-export const DEFAULT_SERVER = 'http://127.0.0.1:8787';
+export const DEFAULT_SERVER = 'http://127.0.0.1:8788';
 const REQUEST_TIMEOUT_MS = 30_000;
 
 /** A bad invocation: exit 2. */
@@ -132,7 +135,7 @@ const percent = z
   .pipe(z.number().min(0).max(10, 'must be at most 10'));
 
 const serverUrl = z
-  .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://127.0.0.1:8787' })
+  .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://127.0.0.1:8788' })
   .transform((s) => s.replace(/\/+$/, ''));
 
 // ---------------------------------------------------------------------------------------------
@@ -152,6 +155,7 @@ type Values<F extends Flags> = { [K in keyof F]: z.output<F[K]['schema']> };
 
 interface Context {
   api: Api;
+  env: NodeJS.ProcessEnv;
 }
 
 interface Command<F extends Flags = Flags> {
@@ -348,17 +352,12 @@ const COMMANDS: Record<string, { summary: string; commands: Record<string, Comma
             value: 'NAME',
             help: `${PROVIDERS.filter((p) => p !== 'none').join(', ')}, or none to remove the gateway (required)`,
           },
-          key: {
-            schema: z
-              .string()
-              .trim()
-              .min(8, 'must be at least 8 characters')
-              .max(512, 'must be at most 512 characters')
-              .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
-              .optional(),
-            value: 'KEY',
+          'key-file': {
+            schema: z.string().trim().min(1, 'must not be empty').optional(),
+            value: 'PATH',
+            // A key mistakenly given here, or as a stray argument of this command, is never repeated.
             secret: true,
-            help: "the provider's API key (required unless --provider none; never printed)",
+            help: "a file holding the provider's API key (default: the GATEWAY_KEY environment variable; never a command-line value, which every user sees in ps)",
           },
           url: {
             schema: z
@@ -370,18 +369,17 @@ const COMMANDS: Record<string, { summary: string; commands: Record<string, Comma
             help: "the provider's endpoint (default its production endpoint; e.g. an emulator's)",
           },
         },
-        run: (v, { api }) => {
+        run: (v, { api, env }) => {
           let body: GatewayChangeBody;
+          const keyFile = v['key-file'];
           if (v.provider === 'none') {
-            if (v.key !== undefined || v.url !== undefined) {
-              throw new UsageError('org gateway: --key and --url are not taken with --provider none');
+            if (keyFile !== undefined || v.url !== undefined) {
+              throw new UsageError('org gateway: --key-file and --url are not taken with --provider none');
             }
             body = { provider: 'none' };
           } else {
-            if (v.key === undefined) {
-              throw new UsageError(`org gateway: --key is required with --provider ${v.provider}`);
-            }
-            body = { provider: v.provider, key: v.key, ...(v.url !== undefined ? { url: v.url } : {}) };
+            const key = gatewayKey(keyFile, env, v.provider);
+            body = { provider: v.provider, key, ...(v.url !== undefined ? { url: v.url } : {}) };
           }
           return api('PUT', `${org(v.org)}/gateway`, body);
         },
@@ -482,9 +480,13 @@ const COMMANDS: Record<string, { summary: string; commands: Record<string, Comma
         run: (_v, { api }) => api('GET', '/envelope-keys'),
       }),
       'rotate-key': command({
-        summary: 'Make a new envelope key; older keys keep opening what devices still hold.',
-        flags: {},
-        run: (_v, { api }) => api('POST', '/envelope-keys/rotate'),
+        summary:
+          'Make a new envelope key for one organisation (--org) or for every one; older keys keep opening what devices still hold.',
+        flags: {
+          org: { ...orgFlag, schema: guid.optional(), help: 'only this organisation (default: all)' },
+        },
+        run: (v, { api }) =>
+          api('POST', `/envelope-keys/rotate${v.org ? `?org=${encodeURIComponent(v.org)}` : ''}`),
       }),
       'retire-key': command({
         summary: 'Retire an old envelope key (refused while a device still holds items sealed under it).',
@@ -577,8 +579,38 @@ const COMMANDS: Record<string, { summary: string; commands: Record<string, Comma
       }),
     },
   },
+  audit: {
+    summary: 'the admin audit log',
+    commands: {
+      list: command({
+        summary:
+          'Admin actions and refused admin requests, newest first: when, who (token fingerprint), what, ' +
+          'from where, outcome.',
+        flags: {
+          org: { schema: guid.optional(), value: 'GUID', help: 'only actions on this organisation' },
+          since: {
+            schema: isoTime.optional(),
+            value: 'TIME',
+            help: 'at or after (ISO 8601, e.g. 2026-11-22T00:00:00Z)',
+          },
+          limit: {
+            schema: positiveNumber(1000, true).optional(),
+            value: 'N',
+            help: 'at most N entries (default 100)',
+          },
+        },
+        run: (v, { api }) => {
+          const q = new URLSearchParams();
+          for (const k of ['org', 'since', 'limit'] as const) if (v[k] !== undefined) q.set(k, String(v[k]));
+          return api('GET', `/audit?${q}`);
+        },
+      }),
+    },
+  },
   secrets: {
-    summary: "secrets sealed under the server's key-encryption key (KUPAH_MASTER_KEY)",
+    summary:
+      "secrets sealed under the server's key-encryption key (KUPAH_MASTER_KEY): gateway keys, envelope " +
+      'and signing private keys, webhook signing secrets',
     commands: {
       status: command({
         summary: 'Show the key-encryption key ids and how many stored secrets each one seals.',
@@ -588,7 +620,7 @@ const COMMANDS: Record<string, { summary: string; commands: Record<string, Comma
       rewrap: command({
         summary:
           'Re-seal every stored secret under the current key (after rotating; the old key as ' +
-          'KUPAH_MASTER_KEY_PREVIOUS); prints how many.',
+          'KUPAH_MASTER_KEY_PREVIOUS), and seal any an earlier version stored in clear; prints how many.',
         flags: {},
         run: (_v, { api }) => api('POST', '/secrets/rewrap'),
       }),
@@ -600,12 +632,12 @@ const GLOBAL_FLAGS: Flags = {
   server: {
     schema: z.string().optional(),
     value: 'URL',
-    help: `server base URL (default $KUPAH_SERVER, else ${DEFAULT_SERVER})`,
+    help: `the server's admin address, ADMIN_HOST:ADMIN_PORT (default $KUPAH_ADMIN_URL, else ${DEFAULT_SERVER})`,
   },
-  token: {
+  'token-file': {
     schema: z.string().optional(),
-    value: 'TOKEN',
-    help: 'admin token (default $ADMIN_TOKEN, else the file $DATA_DIR/admin-token, DATA_DIR default ./data)',
+    value: 'PATH',
+    help: 'file holding the admin token (default: $ADMIN_TOKEN if set, else $DATA_DIR/admin-token, DATA_DIR default ./data)',
   },
   json: switchFlag('print the answer as one JSON object on one line'),
   help: switchFlag('show this help'),
@@ -677,14 +709,59 @@ interface TokenSource {
   from: string;
 }
 
-function resolveToken(flag: string | undefined, env: NodeJS.ProcessEnv): TokenSource {
-  if (flag !== undefined) {
-    if (!flag.trim()) throw new UsageError('--token: must not be empty');
-    return { token: flag.trim(), from: '--token' };
+const gatewayKeySchema = z
+  .string()
+  .trim()
+  .min(8, 'must be at least 8 characters')
+  .max(512, 'must be at most 512 characters')
+  .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
+
+/** The gateway key from --key-file, else GATEWAY_KEY; its value is never repeated in a message. */
+function gatewayKey(file: string | undefined, env: NodeJS.ProcessEnv, provider: string): string {
+  let raw: string;
+  let from: string;
+  if (file !== undefined) {
+    try {
+      raw = readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new UsageError(
+        `org gateway: --key-file: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
+    }
+    from = '--key-file';
+  } else if (env.GATEWAY_KEY?.trim()) {
+    raw = env.GATEWAY_KEY;
+    from = 'GATEWAY_KEY';
+  } else {
+    throw new UsageError(
+      `org gateway: the key is required with --provider ${provider}: set GATEWAY_KEY or pass --key-file PATH`,
+    );
+  }
+  const parsed = gatewayKeySchema.safeParse(raw);
+  if (!parsed.success) throw new UsageError(`org gateway: ${from} ${parsed.error.issues[0]?.message}`);
+  return parsed.data;
+}
+
+/** --token-file, else ADMIN_TOKEN, else DATA_DIR/admin-token. Never a command-line value. */
+function resolveToken(tokenFile: string | undefined, env: NodeJS.ProcessEnv): TokenSource {
+  const base = env.INIT_CWD || process.cwd();
+  if (tokenFile !== undefined) {
+    if (!tokenFile.trim()) throw new UsageError('--token-file must not be empty');
+    const file = resolve(base, tokenFile.trim());
+    let token = '';
+    try {
+      token = readFileSync(file, 'utf8').trim();
+    } catch (err) {
+      throw new UsageError(
+        `--token-file: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
+    }
+    if (!token) throw new UsageError(`--token-file: ${file} is empty`);
+    return { token, from: file };
   }
   if (env.ADMIN_TOKEN?.trim()) return { token: env.ADMIN_TOKEN.trim(), from: 'ADMIN_TOKEN' };
   // As the server does: a relative DATA_DIR is relative to where npm was invoked.
-  const dataDir = resolve(env.INIT_CWD || process.cwd(), env.DATA_DIR || './data');
+  const dataDir = resolve(base, env.DATA_DIR || './data');
   const file = join(dataDir, 'admin-token');
   let token = '';
   try {
@@ -695,11 +772,17 @@ function resolveToken(flag: string | undefined, env: NodeJS.ProcessEnv): TokenSo
   }
   if (!token) {
     throw new UsageError(
-      `no admin token: pass --token, set ADMIN_TOKEN, or set DATA_DIR to the server's (no ${file}; the server writes it on first start)`,
+      `no admin token: set ADMIN_TOKEN, pass --token-file PATH, or set DATA_DIR to the server's (no ${file}; the server writes it on first start)`,
     );
   }
   return { token, from: file };
 }
+
+/** `--token VALUE` would show the token to every user of the machine (ps, shell history). */
+const TOKEN_FLAG_REFUSED =
+  '--token is not accepted: a token on the command line is visible to other users of this machine ' +
+  '(ps, /proc, shell history). Set ADMIN_TOKEN in the environment, or use --token-file PATH ' +
+  '(default DATA_DIR/admin-token)';
 
 function isErrorBody(x: unknown): x is { error: { errorCode: string; message: string } } {
   const e = (x as { error?: { errorCode?: unknown; message?: unknown } } | null)?.error;
@@ -717,6 +800,7 @@ function apiClient(server: string, token: () => TokenSource, fetchImpl: typeof f
         method,
         headers: {
           authorization: `Bearer ${bearer}`,
+          'user-agent': 'kupah-admin-cli',
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         body: body === undefined ? undefined : JSON.stringify(body),
@@ -744,11 +828,16 @@ function apiClient(server: string, token: () => TokenSource, fetchImpl: typeof f
         });
       }
       const { error } = parsed;
-      throw new ServerError(
-        status === 401
-          ? { ...error, message: `${error.message} (the token from ${from} was refused)` }
-          : error,
-      );
+      if (status === 401) {
+        throw new ServerError({ ...error, message: `${error.message} (the token from ${from} was refused)` });
+      }
+      if (status === 404 && error.message.startsWith('No route ')) {
+        throw new ServerError({
+          ...error,
+          message: `${error.message} (is --server the admin address, ADMIN_HOST:ADMIN_PORT? default ${DEFAULT_SERVER})`,
+        });
+      }
+      throw new ServerError(error);
     }
     if (parsed === undefined || parsed === null || typeof parsed !== 'object') {
       throw new Failure(`the server at ${server} did not answer JSON (is --server a kupah server?)`);
@@ -827,7 +916,7 @@ function splitCommand(argv: string[]): { words: string[]; rest: string[] } {
       continue;
     }
     rest.push(a);
-    if ((a === '--server' || a === '--token') && i + 1 < argv.length) rest.push(argv[++i]!);
+    if ((a === '--server' || a === '--token-file') && i + 1 < argv.length) rest.push(argv[++i]!);
   }
   return { words, rest: [...rest, ...argv.slice(i)] };
 }
@@ -837,9 +926,22 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const print = (value: unknown) =>
     io.stdout(`${json ? JSON.stringify(value) : JSON.stringify(value, null, 2)}\n`);
   try {
+    // Before anything else, and without repeating the value.
+    if (argv.some((a) => a === '--token' || a.startsWith('--token=')))
+      throw new UsageError(TOKEN_FLAG_REFUSED);
     const { words, rest } = splitCommand(argv);
     const help = rest.includes('--help') || rest.includes('-h');
     const [groupName, commandName] = words;
+    if (
+      groupName === 'org' &&
+      commandName === 'gateway' &&
+      rest.some((a) => a === '--key' || a.startsWith('--key='))
+    ) {
+      throw new UsageError(
+        'org gateway: --key is not taken: a key on the command line is visible to every user of the machine ' +
+          '(ps, /proc, shell history). Set GATEWAY_KEY in the environment, or use --key-file PATH',
+      );
+    }
     if (groupName === undefined) {
       if (!help) throw new UsageError(`missing command; try \`${USAGE} --help\``);
       io.stdout(`${topUsage()}\n`);
@@ -866,19 +968,20 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     const raw = parseFlags(rest, { ...GLOBAL_FLAGS, ...cmd.flags }, where);
     json = raw.json === true;
     const values = validate(cmd.flags, raw, where);
-    const serverRaw = (raw.server as string | undefined) ?? io.env.KUPAH_SERVER ?? DEFAULT_SERVER;
+    const envName = io.env.KUPAH_ADMIN_URL !== undefined ? 'KUPAH_ADMIN_URL' : 'KUPAH_SERVER';
+    const serverRaw = (raw.server as string | undefined) ?? io.env[envName] ?? DEFAULT_SERVER;
     const server = serverUrl.safeParse(serverRaw.trim());
     if (!server.success) {
-      const source = raw.server === undefined ? 'KUPAH_SERVER' : '--server';
+      const source = raw.server === undefined ? envName : '--server';
       throw new UsageError(`${source} ${server.error.issues[0]?.message} (got ${JSON.stringify(serverRaw)})`);
     }
     let token: TokenSource | undefined;
     const api = apiClient(
       server.data,
-      () => (token ??= resolveToken(raw.token as string | undefined, io.env)),
+      () => (token ??= resolveToken(raw['token-file'] as string | undefined, io.env)),
       io.fetch ?? fetch,
     );
-    print(await cmd.run(values, { api }));
+    print(await cmd.run(values, { api, env: io.env }));
     return 0;
   } catch (err) {
     if (err instanceof UsageError) {

@@ -408,6 +408,172 @@ CREATE TABLE org_gateways (
 ALTER TABLE orgs ADD COLUMN gateway_rev int NOT NULL DEFAULT 0;
 `,
   },
+  {
+    version: 9,
+    name: 'organisation contact keys (devices get contact details masked, with keyed hashes)',
+    sql: `
+-- The HMAC key (32 bytes, base64url) of the contact hashes devices get instead of donors' phone
+-- numbers and e-mail addresses. Every paired device of the organisation holds it.
+CREATE TABLE org_contact_keys (
+  org_id bigint PRIMARY KEY REFERENCES orgs(id),
+  key text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+`,
+  },
+  {
+    version: 8,
+    name: 'device operations first seen, offline limits, sealed data v2',
+    sql: `
+-- Every (device, opId) the server has been pushed, written on its first push whatever the answer:
+-- the offline expiry counts from first sight too (a device's clock is not trusted alone), and the
+-- offline total of a device is counted from these rows. amount_minor is set once the request is
+-- read (the first instalment of a schedule); offline_verdict once the offline limits were judged.
+CREATE TABLE device_ops_seen (
+  device_id bigint NOT NULL REFERENCES devices(id),
+  op_id text NOT NULL,
+  kind text NOT NULL,
+  first_seen_at timestamptz NOT NULL,
+  device_created_at timestamptz NOT NULL,
+  offline boolean NOT NULL DEFAULT false,
+  amount_minor bigint,
+  offline_verdict text CHECK (offline_verdict IN ('ok', 'over')),
+  PRIMARY KEY (device_id, op_id)
+);
+CREATE INDEX device_ops_seen_offline ON device_ops_seen (device_id, device_created_at) WHERE offline;
+-- Since when devices seal under the v2 additional data: v1 boxes are opened only for the offline
+-- expiry window after it.
+CREATE TABLE device_sync_marks (
+  name text PRIMARY KEY,
+  at timestamptz NOT NULL
+);
+INSERT INTO device_sync_marks (name, at) VALUES ('seal_aad_v2_since', now());
+`,
+  },
+  {
+    version: 6,
+    name: 'envelope keys per organisation, sealed at rest; signing keys',
+    sql: `
+-- Envelope keys belong to an organisation (NULL: the one shared key of earlier versions, which
+-- still opens what was sealed under it until it is retired, but is never handed out again). The
+-- private key is sealed under the server's key-encryption key (private_sealed, kek_id); rows of
+-- earlier versions hold it in clear in private_jwk until the server seals it (first use, or
+-- secrets rewrap). Retiring a key destroys its private part: both columns become NULL.
+ALTER TABLE envelope_keys ADD COLUMN org_id bigint REFERENCES orgs(id);
+ALTER TABLE envelope_keys ALTER COLUMN private_jwk DROP NOT NULL;
+-- Keys retired before this version: their private part goes now.
+UPDATE envelope_keys SET private_jwk = NULL WHERE retired_at IS NOT NULL;
+ALTER TABLE envelope_keys ADD COLUMN private_sealed text;
+ALTER TABLE envelope_keys ADD COLUMN kek_id text;
+CREATE INDEX envelope_keys_org ON envelope_keys (org_id, created_at DESC);
+-- The key an organisation's envelope keys are signed with (ECDSA P-256): devices pin its public
+-- half when they pair and adopt only envelope keys it signed. The private half is sealed.
+CREATE TABLE signing_keys (
+  org_id bigint PRIMARY KEY REFERENCES orgs(id),
+  public_jwk jsonb NOT NULL,
+  private_sealed text NOT NULL,
+  kek_id text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+`,
+  },
+  {
+    version: 10,
+    name: 'admin audit log',
+    sql: `
+-- Every admin action (mutating admin API calls, reads of secrets) and every refused admin
+-- request: when, who (the credential's identity, never the credential), what (method, route,
+-- organisation, target ids, arguments without secrets), from where, and the outcome.
+CREATE TABLE admin_audit (
+  id bigserial PRIMARY KEY,
+  at timestamptz NOT NULL,
+  actor text NOT NULL,
+  method text NOT NULL,
+  route text NOT NULL,
+  path text NOT NULL,
+  org_guid text,
+  target jsonb NOT NULL DEFAULT '{}',
+  summary jsonb,
+  remote_addr text,
+  user_agent text,
+  status int NOT NULL,
+  outcome text NOT NULL CHECK (outcome IN ('ok', 'failed', 'refused'))
+);
+CREATE INDEX admin_audit_at ON admin_audit (at DESC, id DESC);
+CREATE INDEX admin_audit_org ON admin_audit (org_guid, at DESC);
+`,
+  },
+  {
+    version: 7,
+    name: 'abuse limits: shared rate limits, card attempts, blocks and security events',
+    sql: `
+-- Token buckets of the per-credential rate limit, shared by every instance: one UPSERT per request
+-- refills and takes (http/rate-limit.ts). full_at: when the bucket is full again
+-- (a row past it is the same as no row, and may be purged).
+CREATE TABLE rate_limits (
+  key text PRIMARY KEY,
+  tokens double precision NOT NULL,
+  at timestamptz NOT NULL,
+  full_at timestamptz NOT NULL,
+  granted boolean NOT NULL
+);
+CREATE INDEX rate_limits_full ON rate_limits (full_at);
+
+-- One row per payment charged with a card, bank account or charity card: its keyed fingerprint
+-- (HMAC under a key derived from the key-encryption key; never the number, never the CVV).
+CREATE TABLE card_attempts (
+  payment_id bigint PRIMARY KEY REFERENCES payments(id) ON DELETE CASCADE,
+  org_id bigint NOT NULL REFERENCES orgs(id),
+  fingerprint text NOT NULL,
+  created_at timestamptz NOT NULL
+);
+CREATE INDEX card_attempts_card ON card_attempts (org_id, fingerprint, created_at);
+
+-- Verifications of an instrument that charge nothing (a schedule starting later is verified with
+-- the gateway): counted like payments, with their outcome here.
+CREATE TABLE card_verifications (
+  id bigserial PRIMARY KEY,
+  org_id bigint NOT NULL REFERENCES orgs(id),
+  credential text NOT NULL,
+  fingerprint text NOT NULL,
+  status text NOT NULL CHECK (status IN ('Success', 'Declined', 'Error')),
+  created_at timestamptz NOT NULL
+);
+CREATE INDEX card_verifications_card ON card_verifications (org_id, fingerprint, created_at);
+CREATE INDEX card_verifications_declined ON card_verifications (org_id, credential, created_at)
+  WHERE status = 'Declined';
+
+-- Declines per credential, counted before each charge.
+CREATE INDEX payments_declined_source ON payments (source_id, processed_at)
+  WHERE status = 'Declined' AND source_id IS NOT NULL;
+CREATE INDEX payments_declined_api_key ON payments (api_key_id, processed_at)
+  WHERE status = 'Declined' AND api_key_id IS NOT NULL;
+
+-- A credential (subject 'credential:source:12') or a card ('card:<fingerprint>') refused until.
+CREATE TABLE abuse_blocks (
+  org_id bigint NOT NULL REFERENCES orgs(id),
+  subject text NOT NULL,
+  until timestamptz NOT NULL,
+  reason text NOT NULL,
+  PRIMARY KEY (org_id, subject)
+);
+
+-- What an operator must look at: blocks for card testing (never card data in details).
+CREATE TABLE security_events (
+  id bigserial PRIMARY KEY,
+  org_id bigint REFERENCES orgs(id),
+  credential text,
+  kind text NOT NULL,
+  details jsonb NOT NULL DEFAULT '{}'::jsonb,
+  at timestamptz NOT NULL
+);
+CREATE INDEX security_events_org ON security_events (org_id, at);
+
+-- Request hashes made before this version covered the card number and CVV (a CVV could be
+-- brute-forced from one with the key beside it): erased. A retry under such a key replays its answer.
+UPDATE idempotency_keys SET request_hash = 'legacy' WHERE operation IN ('Charge', 'SchedulePayment');
+`,
+  },
 ];
 
 const LOCK_ID = 727_172_001;

@@ -6,6 +6,7 @@
  */
 import { randomInt } from 'node:crypto';
 import {
+  type ChargeCommand,
   chargeRequest,
   DEVICE_ERROR_CODES,
   type DeviceSettings,
@@ -15,16 +16,20 @@ import {
   type PushRequest,
   type PushResponse,
   type pairRequest,
+  type ScheduleCommand,
   type SealedSecrets,
   type SyncOperation,
   saveDonorRequest,
   scheduleRequest,
   sealAad,
+  sealAadV2,
   sealedSecrets,
+  toMinorUnits,
   voidRequest,
 } from '@kupah/contracts';
 import { EnvelopeError } from '@kupah/envelope';
 import type { z } from 'zod';
+import { fingerprintsOf } from '../abuse/fingerprint.ts';
 import { requireOrg } from '../admin/admin-service.ts';
 import { hashCredential, maskCredential, newSourceGuid } from '../auth/credentials.ts';
 import { type Caller, findSourceCaller, insertSource } from '../auth/repo.ts';
@@ -35,10 +40,20 @@ import { requestHash } from '../http/request-hash.ts';
 import { findKeyAnswer } from '../idempotency/repo.ts';
 import type { Org } from '../orgs/repo.ts';
 import { charge, voidPayment } from '../payments/payment-service.ts';
+import { newContactKey, personForDevice } from '../people/contact-mask.ts';
 import { saveDonorOnce } from '../people/people-service.ts';
 import { schedulePayment } from '../schedules/schedule-service.ts';
-import { currentEnvelopeKey, envelopeOpener } from './envelope-keys.ts';
+import { currentEnvelopeKey, envelopeOpener, signingPublicKey } from './envelope-keys.ts';
 import {
+  heldOfflineMinor,
+  markOpsSeen,
+  offlineVerdictOf,
+  recordOfflineAmount,
+  sealV2Since,
+  settleOfflineVerdict,
+} from './ops-seen.ts';
+import {
+  contactKeyOf,
   type DeviceRow,
   findDeviceBySourceHash,
   insertDevice,
@@ -206,17 +221,20 @@ function decodeCursor(cursor: string | undefined): PullPosition {
 async function pullFor(deps: Deps, ctx: DeviceContext, cursor: string | undefined, limit: number) {
   const from = decodeCursor(cursor);
   const rows = await pullChanges(deps.db, ctx.caller.org.id, from, limit);
+  // Devices get contact details masked, with keyed hashes to find a donor by an exact value.
+  const contactKey = await contactKeyOf(deps.db, ctx.caller.org.id, newContactKey);
   // Exhausted: the next pull starts at the horizon (every older transaction has been read).
   const next: PullPosition = rows.more && rows.last ? rows.last : { xid: rows.horizon, rank: -1, id: 0 };
   return {
     cursor: encodeCursor(next),
     more: rows.more,
     settings: settingsFor(ctx.caller.org, ctx.device),
-    encryptionKey: await currentEnvelopeKey(deps.db),
+    encryptionKey: await currentEnvelopeKey(deps.db, ctx.caller.org),
     campaigns: rows.campaigns,
     reasons: rows.reasons,
-    collectors: rows.collectors,
-    donors: rows.donors,
+    collectors: rows.collectors.map((p) => personForDevice(p, contactKey)),
+    donors: rows.donors.map((p) => personForDevice(p, contactKey)),
+    contactKey,
     serverTime: deps.now().toISOString(),
   } satisfies PullResponse;
 }
@@ -267,6 +285,8 @@ export async function pairDevice(deps: Deps, req: z.output<typeof pairRequest>) 
     credential,
     settings: first.settings,
     encryptionKey: first.encryptionKey,
+    // Pinned by the device: every envelope key it adopts later must verify under it.
+    signingKey: await signingPublicKey(deps.db, ctx.caller.org),
     pull: first,
   };
 }
@@ -295,15 +315,10 @@ class OpFailure extends Error {
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The request with the opened secrets put back, and the device's facts filled in. */
-function fullRequest(
-  op: SyncOperation,
-  secrets: SealedSecrets | null,
-  ctx: DeviceContext,
-): Record<string, unknown> {
-  const req: Record<string, unknown> = structuredClone(op.request);
+/** Card and bank numbers come sealed, never in the clear request of a device. */
+function refuseClearSecrets(request: Record<string, unknown>): void {
   for (const [group, field] of CLEAR_SECRETS) {
-    const g = req[group];
+    const g = request[group];
     if (isRecord(g) && g[field] != null && g[field] !== '') {
       throw new OpFailure(
         ERROR_CODES.VALIDATION_FAILED,
@@ -313,6 +328,16 @@ function fullRequest(
       );
     }
   }
+}
+
+/** The request with the opened secrets put back, and the device's facts filled in. */
+function fullRequest(
+  op: SyncOperation,
+  secrets: SealedSecrets | null,
+  ctx: DeviceContext,
+): Record<string, unknown> {
+  refuseClearSecrets(op.request);
+  const req: Record<string, unknown> = structuredClone(op.request);
   if (secrets?.card) req.card = { ...(isRecord(req.card) ? req.card : {}), ...secrets.card };
   if (secrets?.bankAccount) {
     req.bankAccount = { ...(isRecord(req.bankAccount) ? req.bankAccount : {}), ...secrets.bankAccount };
@@ -336,26 +361,59 @@ function fullRequest(
   return req;
 }
 
+/** v1 boxes (device and opId only) are opened for this long after v2 came in, then refused. */
+async function v1WindowEnd(deps: Deps, ctx: DeviceContext): Promise<Date | null> {
+  const since = await sealV2Since(deps.db);
+  if (!since) return null;
+  return new Date(since.getTime() + ctx.caller.org.settings.offline.expiryHours * 3_600_000);
+}
+
+/**
+ * Opens the operation's box under the v2 additional data (every clear field of the operation), so
+ * a box moved onto other clear fields does not open. A box sealed by a terminal of the previous
+ * version (v1: device and opId only) is opened only during the transition window after v2 came
+ * in (the offline expiry, counted from the migration that introduced v2), and refused after it.
+ */
 async function openSecrets(deps: Deps, op: SyncOperation, ctx: DeviceContext): Promise<SealedSecrets | null> {
   if (!op.sealed) return null;
-  const opener = await envelopeOpener(deps.db);
+  const opener = await envelopeOpener(deps.db, ctx.caller.org);
+  const box = op.sealed;
+  const unknownKey = () =>
+    new OpFailure(
+      DEVICE_ERROR_CODES.ENVELOPE_UNKNOWN_KEY,
+      `The envelope key ${box.kid} is not known to this server (retired?)`,
+    );
   let value: unknown;
   try {
-    value = await opener.open(op.sealed, sealAad(ctx.device.deviceId, op.opId));
+    value = await opener.open(box, sealAadV2(ctx.device.deviceId, op));
   } catch (err) {
-    if (err instanceof EnvelopeError && err.code === 'UNKNOWN_KEY') {
-      throw new OpFailure(
-        DEVICE_ERROR_CODES.ENVELOPE_UNKNOWN_KEY,
-        `The envelope key ${op.sealed.kid} is not known to this server (retired?)`,
-      );
-    }
-    if (err instanceof EnvelopeError) {
+    if (!(err instanceof EnvelopeError)) throw err;
+    if (err.code === 'UNKNOWN_KEY') throw unknownKey();
+    const v1 = await opener.open(box, sealAad(ctx.device.deviceId, op.opId)).then(
+      (opened) => ({ opened }),
+      (e: unknown) => {
+        if (e instanceof EnvelopeError) return null;
+        throw e;
+      },
+    );
+    if (!v1) {
       throw new OpFailure(
         DEVICE_ERROR_CODES.ENVELOPE_INVALID,
-        'The sealed card or bank data could not be opened: it was altered or belongs to another item',
+        'The sealed card or bank data could not be opened: it was altered, the item it was sealed with was changed (amount, currency, donor, collector, schedule, time, …), or it belongs to another item. Not charged.',
       );
     }
-    throw err;
+    const until = await v1WindowEnd(deps, ctx);
+    if (!until || deps.now() >= until) {
+      throw new OpFailure(
+        DEVICE_ERROR_CODES.ENVELOPE_OUTDATED,
+        `The card or bank data was sealed by an older terminal version, accepted only until ${until?.toISOString() ?? 'the upgrade'}: not charged. Update the terminal and take the donation again.`,
+      );
+    }
+    deps.logger.warn(
+      { opId: op.opId, device: ctx.device.deviceId, until: until.toISOString() },
+      'device operation sealed under v1 additional data accepted (transition window)',
+    );
+    value = v1.opened;
   }
   const parsed = sealedSecrets.safeParse(value);
   if (!parsed.success) {
@@ -442,84 +500,215 @@ function resultOf(op: SyncOperation, body: unknown): OpResult {
   }
 }
 
-async function runOperation(deps: Deps, ctx: DeviceContext, op: SyncOperation): Promise<OpResult> {
-  const { caller } = ctx;
-  const hoursOld = (deps.now().getTime() - new Date(op.deviceCreatedDate).getTime()) / 3_600_000;
-  if (
-    (op.kind === 'charge' || op.kind === 'schedule') &&
-    hoursOld > caller.org.settings.offline.expiryHours
-  ) {
+/** How far ahead of the server's clock a device's creation time may be (clock drift). */
+export const DEVICE_CLOCK_SKEW_MS = 5 * 60_000;
+
+/** An operation checked, opened and parsed, ready to run. */
+type Ready =
+  | { kind: 'charge'; command: ChargeCommand; hash: string }
+  | { kind: 'schedule'; command: ScheduleCommand; hash: string }
+  | { kind: 'saveDonor'; command: z.output<typeof saveDonorRequest>; hash: string }
+  | { kind: 'void'; command: z.output<typeof voidRequest> };
+
+type Prepared = { op: SyncOperation; done: OpResult } | { op: SyncOperation; ready: Ready };
+
+/**
+ * Refuses an operation that was not answered before; one that was (its answer lost on the way
+ * back) gets that answer again, and one the gateway is still being asked about goes on to wait
+ * for its outcome (null).
+ */
+async function refuseUnlessAnswered(
+  deps: Deps,
+  ctx: DeviceContext,
+  op: SyncOperation,
+  failure: OpFailure,
+): Promise<OpResult | null> {
+  const stored = await findKeyAnswer(deps.db, ctx.caller.org.id, op.opId);
+  if (stored.kind === 'answered') return resultOf(op, stored.body);
+  if (stored.kind === 'gone') throw failure;
+  return null;
+}
+
+/**
+ * The offline expiry, on the device's clock and on the server's: an item is refused when it was
+ * taken longer ago than the limit by the device's time, or first seen by this server longer ago
+ * than the limit (a device whose clock lies gets at most the limit from first sight); a creation
+ * time ahead of the server's clock is answered "send it again later".
+ */
+async function checkExpiry(
+  deps: Deps,
+  ctx: DeviceContext,
+  op: SyncOperation,
+  firstSeen: Date | undefined,
+): Promise<OpResult | null> {
+  const now = deps.now().getTime();
+  const limit = ctx.caller.org.settings.offline.expiryHours;
+  const hoursOld = (now - Date.parse(op.deviceCreatedDate)) / 3_600_000;
+  const hoursSeen = firstSeen ? (now - firstSeen.getTime()) / 3_600_000 : 0;
+  if (hoursOld > limit || hoursSeen > limit) {
     // Forwarded before it expired and answered (or still being confirmed), but the answer was
     // lost: the same answer again, or the outcome once it is known.
-    const stored = await findKeyAnswer(deps.db, caller.org.id, op.opId);
-    if (stored.kind === 'answered') return resultOf(op, stored.body);
-    if (stored.kind === 'gone')
-      throw new OpFailure(
+    const why =
+      hoursOld > limit
+        ? `Taken offline ${Math.floor(hoursOld)} hours ago`
+        : `First sent to the server ${Math.floor(hoursSeen)} hours ago`;
+    return refuseUnlessAnswered(
+      deps,
+      ctx,
+      op,
+      new OpFailure(
         DEVICE_ERROR_CODES.OFFLINE_EXPIRED,
-        `Taken offline ${Math.floor(hoursOld)} hours ago, more than the ${caller.org.settings.offline.expiryHours} hours allowed: not charged`,
-      );
+        `${why}, more than the ${limit} hours allowed: not charged`,
+      ),
+    );
   }
+  if (Date.parse(op.deviceCreatedDate) > now + DEVICE_CLOCK_SKEW_MS) {
+    throw new OpFailure(
+      DEVICE_ERROR_CODES.DEVICE_CLOCK_AHEAD,
+      `deviceCreatedDate ${op.deviceCreatedDate} is ahead of the server's clock (${deps.now().toISOString()}); set the device's clock right. It is sent again later.`,
+      true,
+    );
+  }
+  return null;
+}
+
+/** Checks, opens and parses an operation (no money moves here). */
+async function prepare(
+  deps: Deps,
+  ctx: DeviceContext,
+  op: SyncOperation,
+  firstSeen: Date | undefined,
+): Promise<Prepared> {
+  if (op.kind === 'charge' || op.kind === 'schedule') {
+    const answered = await checkExpiry(deps, ctx, op, firstSeen);
+    if (answered) return { op, done: answered };
+  }
+  refuseClearSecrets(op.request);
   const secrets = await openSecrets(deps, op, ctx);
   const body = fullRequest(op, secrets, ctx);
-  const hash = () => requestHash(body, deps.requestHashKey);
+  const hash = () => requestHash(body, deps.requestHashKey, fingerprintsOf(deps));
   switch (op.kind) {
-    case 'charge':
-      return resultOf(op, await charge(deps, caller, parseOrFail(chargeRequest, body), hash()));
-    case 'schedule':
-      return resultOf(op, await schedulePayment(deps, caller, parseOrFail(scheduleRequest, body), hash()));
-    case 'saveDonor': {
-      const patch = parseOrFail(saveDonorRequest, body);
-      return resultOf(op, await saveDonorOnce(deps, caller, patch, op.opId, hash()));
+    case 'charge': {
+      const command = parseOrFail(chargeRequest, body);
+      if (op.offline === true) {
+        await recordOfflineAmount(deps.db, ctx.device.id, op.opId, toMinorUnits(command.amount));
+      }
+      return { op, ready: { kind: 'charge', command, hash: hash() } };
     }
+    case 'schedule': {
+      const command = parseOrFail(scheduleRequest, body);
+      if (op.offline === true) {
+        await recordOfflineAmount(deps.db, ctx.device.id, op.opId, command.amounts.firstMinor);
+      }
+      return { op, ready: { kind: 'schedule', command, hash: hash() } };
+    }
+    case 'saveDonor':
+      return { op, ready: { kind: 'saveDonor', command: parseOrFail(saveDonorRequest, body), hash: hash() } };
     case 'void':
-      return resultOf(op, await voidPayment(deps, caller, parseOrFail(voidRequest, body)));
+      return { op, ready: { kind: 'void', command: parseOrFail(voidRequest, body) } };
   }
 }
 
-async function answer(deps: Deps, ctx: DeviceContext, op: SyncOperation): Promise<OpResult> {
-  try {
-    return await runOperation(deps, ctx, op);
-  } catch (err) {
-    if (err instanceof OpFailure) {
-      return {
-        ...blank(op),
-        status: 'Error',
-        retryable: err.retryable,
-        error: {
-          errorCode: err.errorCode,
-          message: err.message,
-          ...(err.fields ? { fields: err.fields } : {}),
-        },
-      };
-    }
-    if (err instanceof ApiError) {
-      const retryable = err.status >= 500 || RETRYABLE_CODES.has(err.code);
-      return {
-        ...blank(op),
-        status: 'Error',
-        retryable,
-        error: { errorCode: err.code, message: err.message, ...(err.fields ? { fields: err.fields } : {}) },
-      };
-    }
-    deps.logger.error(
-      {
-        opId: op.opId,
-        kind: op.kind,
-        device: ctx.device.deviceId,
-        err: { message: err instanceof Error ? err.message : String(err) },
-      },
-      'device operation failed',
-    );
+const majorOf = (minor: number): string => (minor / 100).toFixed(2);
+
+/**
+ * The organisation's offline limits, judged by the server for an operation the device took
+ * offline (the terminal checks them too, but a modified terminal would not): its largest single
+ * charge (a schedule: its largest instalment) at most `perPaymentMinor`, and the device's offline
+ * total when it took it (`heldOfflineMinor` plus its own amount, the first instalment of a
+ * schedule, all currencies together as on the terminal) at most `totalMinor`. Judged once per
+ * operation, in push order; the verdict is kept, so a replay answers the same.
+ */
+async function checkOfflineLimits(deps: Deps, ctx: DeviceContext, op: SyncOperation, ready: Ready) {
+  if (op.offline !== true || (ready.kind !== 'charge' && ready.kind !== 'schedule')) return null;
+  const limits = ctx.caller.org.settings.offline;
+  const [amountMinor, largestMinor] =
+    ready.kind === 'charge'
+      ? [toMinorUnits(ready.command.amount), toMinorUnits(ready.command.amount)]
+      : [
+          ready.command.amounts.firstMinor,
+          Math.max(ready.command.amounts.firstMinor, ready.command.amounts.perPaymentMinor),
+        ];
+  const overPayment = largestMinor > limits.perPaymentMinor;
+  let verdict = await offlineVerdictOf(deps.db, ctx.device.id, op.opId);
+  if (verdict === null) {
+    const over =
+      overPayment ||
+      (await heldOfflineMinor(deps.db, ctx.device.id, op.opId, op.deviceCreatedDate)) + amountMinor >
+        limits.totalMinor;
+    verdict = await settleOfflineVerdict(deps.db, ctx.device.id, op.opId, over ? 'over' : 'ok');
+  }
+  if (verdict === 'ok') return null;
+  return refuseUnlessAnswered(
+    deps,
+    ctx,
+    op,
+    new OpFailure(
+      DEVICE_ERROR_CODES.OFFLINE_LIMIT_EXCEEDED,
+      overPayment
+        ? `Taken offline, one payment may be at most ${majorOf(limits.perPaymentMinor)}; this one is ${majorOf(largestMinor)}: not charged`
+        : `Taken offline while this device held other items not yet forwarded: with this ${majorOf(amountMinor)} it would hold more than the ${majorOf(limits.totalMinor)} allowed offline: not charged`,
+      false,
+      [{ field: 'amount', message: 'is over the offline limits' }],
+    ),
+  );
+}
+
+async function execute(deps: Deps, ctx: DeviceContext, op: SyncOperation, ready: Ready): Promise<OpResult> {
+  const { caller } = ctx;
+  switch (ready.kind) {
+    case 'charge':
+      return resultOf(op, await charge(deps, caller, ready.command, ready.hash));
+    case 'schedule':
+      return resultOf(op, await schedulePayment(deps, caller, ready.command, ready.hash));
+    case 'saveDonor':
+      return resultOf(op, await saveDonorOnce(deps, caller, ready.command, op.opId, ready.hash));
+    case 'void':
+      return resultOf(op, await voidPayment(deps, caller, ready.command));
+  }
+}
+
+/** The operation's error answer for a refusal or a failure. */
+function failureOf(deps: Deps, ctx: DeviceContext, op: SyncOperation, err: unknown): OpResult {
+  if (err instanceof OpFailure) {
     return {
       ...blank(op),
       status: 'Error',
-      retryable: true,
+      retryable: err.retryable,
       error: {
-        errorCode: ERROR_CODES.INTERNAL,
-        message: 'The server could not process it now; it will be sent again',
+        errorCode: err.errorCode,
+        message: err.message,
+        ...(err.fields ? { fields: err.fields } : {}),
       },
     };
   }
+  if (err instanceof ApiError) {
+    const retryable = err.status >= 500 || RETRYABLE_CODES.has(err.code);
+    return {
+      ...blank(op),
+      status: 'Error',
+      retryable,
+      error: { errorCode: err.code, message: err.message, ...(err.fields ? { fields: err.fields } : {}) },
+    };
+  }
+  deps.logger.error(
+    {
+      opId: op.opId,
+      kind: op.kind,
+      device: ctx.device.deviceId,
+      err: { message: err instanceof Error ? err.message : String(err) },
+    },
+    'device operation failed',
+  );
+  return {
+    ...blank(op),
+    status: 'Error',
+    retryable: true,
+    error: {
+      errorCode: ERROR_CODES.INTERNAL,
+      message: 'The server could not process it now; it will be sent again',
+    },
+  };
 }
 
 /** Run `fn` over `items` with at most `n` at once; results in the items' order. */
@@ -549,11 +738,38 @@ export async function push(deps: Deps, ctx: DeviceContext, req: PushRequest): Pr
     queueByKid: req.queue.byKid ?? null,
     pushOps: req.operations.length,
   });
-  const results = await mapLimited(req.operations, PUSH_CONCURRENCY, (op) => answer(deps, ctx, op));
+  // First sight of every operation, whatever its answer will be (the expiry counts from it too).
+  const seen = await markOpsSeen(deps.db, ctx.device.id, req.operations, deps.now());
+  // Checked, opened and parsed at once; then the offline limits in push order (each item's
+  // total counts the ones before it); then the money.
+  const steps = await mapLimited(req.operations, PUSH_CONCURRENCY, async (op): Promise<Prepared> => {
+    try {
+      return await prepare(deps, ctx, op, seen.get(op.opId));
+    } catch (err) {
+      return { op, done: failureOf(deps, ctx, op, err) };
+    }
+  });
+  for (const [i, step] of steps.entries()) {
+    if ('done' in step) continue;
+    try {
+      const done = await checkOfflineLimits(deps, ctx, step.op, step.ready);
+      if (done) steps[i] = { op: step.op, done };
+    } catch (err) {
+      steps[i] = { op: step.op, done: failureOf(deps, ctx, step.op, err) };
+    }
+  }
+  const results = await mapLimited(steps, PUSH_CONCURRENCY, async (step) => {
+    if ('done' in step) return step.done;
+    try {
+      return await execute(deps, ctx, step.op, step.ready);
+    } catch (err) {
+      return failureOf(deps, ctx, step.op, err);
+    }
+  });
   for (const r of results) deps.metrics.deviceOperations.inc({ kind: r.kind, status: r.status });
   return {
     results,
     serverTime: deps.now().toISOString(),
-    encryptionKey: await currentEnvelopeKey(deps.db),
+    encryptionKey: await currentEnvelopeKey(deps.db, ctx.caller.org),
   };
 }

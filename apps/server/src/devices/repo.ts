@@ -170,66 +170,190 @@ export async function revokeDevice(sql: Sql, orgId: number, deviceId: string): P
 
 export interface StoredEnvelopeKey {
   kid: string;
+  /** The organisation; null for the shared key of earlier versions (never handed out again). */
+  orgId: number | null;
   publicJwk: JsonWebKey;
-  privateJwk: JsonWebKey;
+  /** The private key in clear: only rows of earlier versions, until the server seals them. */
+  privateJwk: JsonWebKey | null;
+  /** The private key sealed under the KEK (`envelopeKeyAad`); null once retired (destroyed). */
+  privateSealed: string | null;
+  kekId: string | null;
   createdAt: Date;
   retiredAt: Date | null;
 }
 
 interface RawKey {
   kid: string;
+  org_id: string | number | null;
   public_jwk: JsonWebKey;
-  private_jwk: JsonWebKey;
+  private_jwk: JsonWebKey | null;
+  private_sealed: string | null;
+  kek_id: string | null;
   created_at: Date | string;
   retired_at: Date | string | null;
 }
 
+/** Where an envelope private key is stored: the AAD its sealed value is bound to. */
+export const envelopeKeyAad = (orgId: number | null, kid: string): string =>
+  `envelope_keys:${orgId ?? 'shared'}:${kid}`;
+
 const toKey = (r: RawKey): StoredEnvelopeKey => ({
   kid: r.kid,
+  orgId: r.org_id === null ? null : Number(r.org_id),
   publicJwk: r.public_jwk,
   privateJwk: r.private_jwk,
+  privateSealed: r.private_sealed,
+  kekId: r.kek_id,
   createdAt: new Date(r.created_at),
   retiredAt: date(r.retired_at),
 });
 
-/** All keys, newest first. */
-export async function listEnvelopeKeys(sql: Sql): Promise<StoredEnvelopeKey[]> {
-  const rows = await sql.query<RawKey>(
-    'SELECT kid, public_jwk, private_jwk, created_at, retired_at FROM envelope_keys ORDER BY created_at DESC, kid DESC',
-  );
+const KEY_COLS = 'kid, org_id, public_jwk, private_jwk, private_sealed, kek_id, created_at, retired_at';
+
+/**
+ * Keys, newest first: of one organisation (with the shared keys of earlier versions), or all of
+ * them when `orgId` is omitted.
+ */
+export async function listEnvelopeKeys(sql: Sql, orgId?: number): Promise<StoredEnvelopeKey[]> {
+  const rows =
+    orgId === undefined
+      ? await sql.query<RawKey>(`SELECT ${KEY_COLS} FROM envelope_keys ORDER BY created_at DESC, kid DESC`)
+      : await sql.query<RawKey>(
+          `SELECT ${KEY_COLS} FROM envelope_keys WHERE org_id = $1 OR org_id IS NULL
+           ORDER BY created_at DESC, kid DESC`,
+          [orgId],
+        );
   return rows.map(toKey);
 }
 
 export async function insertEnvelopeKey(
   sql: Sql,
-  k: { kid: string; publicJwk: JsonWebKey; privateJwk: JsonWebKey },
+  k: { kid: string; orgId: number; publicJwk: JsonWebKey; privateSealed: string; kekId: string },
 ): Promise<void> {
   await sql.query(
-    'INSERT INTO envelope_keys (kid, public_jwk, private_jwk) VALUES ($1, $2::jsonb, $3::jsonb)',
-    [k.kid, JSON.stringify(k.publicJwk), JSON.stringify(k.privateJwk)],
+    `INSERT INTO envelope_keys (kid, org_id, public_jwk, private_sealed, kek_id) VALUES ($1, $2, $3::jsonb, $4, $5)`,
+    [k.kid, k.orgId, JSON.stringify(k.publicJwk), k.privateSealed, k.kekId],
   );
 }
 
+/** Store a key's private part sealed (and forget any clear copy). */
+export async function updateSealedEnvelopeKey(
+  sql: Sql,
+  kid: string,
+  privateSealed: string,
+  kekId: string,
+): Promise<void> {
+  await sql.query(
+    'UPDATE envelope_keys SET private_sealed = $2, kek_id = $3, private_jwk = NULL WHERE kid = $1 AND retired_at IS NULL',
+    [kid, privateSealed, kekId],
+  );
+}
+
+/** Retire a key and destroy its private part: nothing sealed under it opens again. */
 export async function retireEnvelopeKey(sql: Sql, kid: string): Promise<boolean> {
   const rows = await sql.query(
-    'UPDATE envelope_keys SET retired_at = now() WHERE kid = $1 AND retired_at IS NULL RETURNING kid',
+    `UPDATE envelope_keys SET retired_at = COALESCE(retired_at, now()), private_jwk = NULL, private_sealed = NULL,
+       kek_id = NULL WHERE kid = $1 AND (retired_at IS NULL OR private_jwk IS NOT NULL OR private_sealed IS NOT NULL)
+     RETURNING kid`,
     [kid],
   );
   return rows.length > 0;
 }
 
-/** Live devices whose last push reported queued items sealed under `kid`. */
+/** Live devices (of the key's organisation; all, for a shared key) whose last push reported items under `kid`. */
 export async function devicesHoldingKid(sql: Sql, kid: string): Promise<string[]> {
   const rows = await sql.query<{ device_id: string }>(
-    `SELECT device_id FROM devices WHERE revoked_at IS NULL AND COALESCE((queue_by_kid ->> $1)::int, 0) > 0`,
+    `SELECT d.device_id FROM devices d JOIN envelope_keys k ON k.kid = $1
+     WHERE d.revoked_at IS NULL AND (k.org_id IS NULL OR d.org_id = k.org_id)
+       AND COALESCE((d.queue_by_kid ->> $1)::int, 0) > 0
+     ORDER BY d.device_id`,
     [kid],
   );
   return rows.map((r) => r.device_id);
 }
 
-/** Serialises key creation across instances (first start, rotation). */
+/** Serialises key creation across instances (first start, rotation, signing keys). */
 export async function lockEnvelopeKeys(sql: Sql): Promise<void> {
   await sql.query('SELECT pg_advisory_xact_lock(727172002)');
+}
+
+/** Live keys whose private part is not sealed yet (rows of earlier versions), locked until commit. */
+export async function lockClearEnvelopeKeys(sql: Sql): Promise<StoredEnvelopeKey[]> {
+  const rows = await sql.query<RawKey>(
+    `SELECT ${KEY_COLS} FROM envelope_keys WHERE private_jwk IS NOT NULL AND retired_at IS NULL ORDER BY kid FOR UPDATE`,
+  );
+  return rows.map(toKey);
+}
+
+/** Every sealed envelope private key, locked until commit (re-sealing under a new KEK). */
+export async function lockSealedEnvelopeKeys(sql: Sql): Promise<StoredEnvelopeKey[]> {
+  const rows = await sql.query<RawKey>(
+    `SELECT ${KEY_COLS} FROM envelope_keys WHERE private_sealed IS NOT NULL ORDER BY kid FOR UPDATE`,
+  );
+  return rows.map(toKey);
+}
+
+// Signing keys (one per organisation)
+
+export interface StoredSigningKey {
+  orgId: number;
+  publicJwk: JsonWebKey;
+  privateSealed: string;
+  kekId: string;
+}
+
+interface RawSigningKey {
+  org_id: string | number;
+  public_jwk: JsonWebKey;
+  private_sealed: string;
+  kek_id: string;
+}
+
+const toSigningKey = (r: RawSigningKey): StoredSigningKey => ({
+  orgId: Number(r.org_id),
+  publicJwk: r.public_jwk,
+  privateSealed: r.private_sealed,
+  kekId: r.kek_id,
+});
+
+/** Where an organisation's signing key is stored: the AAD its sealed value is bound to. */
+export const signingKeyAad = (orgId: number): string => `signing_keys:${orgId}`;
+
+export async function findSigningKey(sql: Sql, orgId: number): Promise<StoredSigningKey | null> {
+  const [row] = await sql.query<RawSigningKey>(
+    'SELECT org_id, public_jwk, private_sealed, kek_id FROM signing_keys WHERE org_id = $1',
+    [orgId],
+  );
+  return row ? toSigningKey(row) : null;
+}
+
+export async function insertSigningKey(sql: Sql, k: StoredSigningKey): Promise<void> {
+  await sql.query(
+    `INSERT INTO signing_keys (org_id, public_jwk, private_sealed, kek_id) VALUES ($1, $2::jsonb, $3, $4)
+     ON CONFLICT (org_id) DO NOTHING`,
+    [k.orgId, JSON.stringify(k.publicJwk), k.privateSealed, k.kekId],
+  );
+}
+
+/** Every signing key, locked until commit (re-sealing under a new KEK). */
+export async function lockSigningKeys(sql: Sql): Promise<StoredSigningKey[]> {
+  const rows = await sql.query<RawSigningKey>(
+    'SELECT org_id, public_jwk, private_sealed, kek_id FROM signing_keys ORDER BY org_id FOR UPDATE',
+  );
+  return rows.map(toSigningKey);
+}
+
+export async function updateSealedSigningKey(
+  sql: Sql,
+  orgId: number,
+  privateSealed: string,
+  kekId: string,
+): Promise<void> {
+  await sql.query('UPDATE signing_keys SET private_sealed = $2, kek_id = $3 WHERE org_id = $1', [
+    orgId,
+    privateSealed,
+    kekId,
+  ]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -269,6 +393,21 @@ const personDoc = (t: string) => `jsonb_build_object(
                       WHERE COALESCE(p ->> 'phoneNumber', '') <> ''), '[]'::jsonb),
   'emails', COALESCE((SELECT jsonb_agg(e ->> 'emailAddress') FROM jsonb_array_elements(${t}.emails) e
                       WHERE COALESCE(e ->> 'emailAddress', '') <> ''), '[]'::jsonb))`;
+
+/**
+ * The organisation's contact key (HMAC key of the contact hashes devices get), made with `fresh`
+ * on first use; two instances racing keep the first one written.
+ */
+export async function contactKeyOf(sql: Sql, orgId: number, fresh: () => string): Promise<string> {
+  await sql.query(
+    'INSERT INTO org_contact_keys (org_id, key) VALUES ($1, $2) ON CONFLICT (org_id) DO NOTHING',
+    [orgId, fresh()],
+  );
+  const [row] = await sql.query<{ key: string }>('SELECT key FROM org_contact_keys WHERE org_id = $1', [
+    orgId,
+  ]);
+  return row!.key;
+}
 
 /**
  * Reference rows changed after `from`, in (xid, table, id) order, limited to `limit`; only rows

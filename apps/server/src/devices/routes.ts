@@ -7,6 +7,7 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import {
   ERROR_CODES,
+  MAX_PUSH_OPERATIONS,
   pairRequest,
   pairResponse,
   pullQuery,
@@ -27,7 +28,21 @@ type DeviceEnv = AppEnv & { Variables: { device: DeviceContext } };
 /** Pairing attempts per client address: codes are short, guessing must stay hopeless. */
 const PAIRING_LIMIT = { perSecond: 0.2, burst: 10 };
 
-function authenticateDevice(buckets: TokenBuckets): MiddlewareHandler<DeviceEnv> {
+/** A push takes one rate-limit token per operation (at least one; a push over the maximum is a 400, no op runs). */
+async function pushCost(c: Context): Promise<number> {
+  try {
+    const body = (await c.req.json()) as { operations?: unknown };
+    const n = Array.isArray(body?.operations) ? body.operations.length : 1;
+    return n > MAX_PUSH_OPERATIONS ? 1 : Math.max(1, n);
+  } catch {
+    return 1; // not JSON: validation answers it
+  }
+}
+
+function authenticateDevice(
+  buckets: TokenBuckets,
+  cost: (c: Context) => Promise<number> = async () => 1,
+): MiddlewareHandler<DeviceEnv> {
   return async (c, next) => {
     const raw = sourceGuidOf(c.req.header('authorization'));
     if (!raw) {
@@ -38,12 +53,13 @@ function authenticateDevice(buckets: TokenBuckets): MiddlewareHandler<DeviceEnv>
       );
     }
     const ctx = await deviceOf(c.var.deps.db, raw);
-    takeOrRefuse(
+    await takeOrRefuse(
       buckets,
       `device:${ctx.device.id}`,
       ctx.caller.org.settings.rateLimit,
       'Too many requests from this device; slow down',
       c.var.deps.metrics.rateLimited,
+      await cost(c),
     );
     c.set('caller', ctx.caller);
     c.set('device', ctx);
@@ -71,7 +87,7 @@ function clientAddress(c: Context): string {
 function limitPairing(buckets: TokenBuckets): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const who = clientAddress(c);
-    takeOrRefuse(
+    await takeOrRefuse(
       buckets,
       `pair:${who}`,
       PAIRING_LIMIT,
@@ -91,7 +107,8 @@ export function deviceRoutes(buckets: TokenBuckets) {
     description:
       'Redeems a pairing code made with `npm run admin -- device create` (valid 15 minutes, once). Answers the ' +
       "device's id and credential (shown once), the organisation's settings, the envelope key to seal card and " +
-      'bank data with, and the first page of reference data.',
+      "bank data with (signed), the organisation's public signing key (the terminal pins it and adopts only " +
+      'envelope keys it signed), and the first page of reference data.',
     middleware: [limitPairing(buckets)] as const,
     request: jsonBody(pairRequest, 'Pairing code'),
     responses: { ...jsonOk(pairResponse, 'Paired'), ...ERROR_RESPONSES },
@@ -106,7 +123,7 @@ export function deviceRoutes(buckets: TokenBuckets) {
       'Declined or Error, with retryable telling whether to send it again. Each opId is an idempotency key: a ' +
       'replayed operation gets the same answer and charges nothing twice. 403 DEVICE_REVOKED when revoked.',
     security: [{ SourceGuid: [] }],
-    middleware: [authenticateDevice(buckets)] as const,
+    middleware: [authenticateDevice(buckets, pushCost)] as const,
     request: jsonBody(pushRequest, 'Operations'),
     responses: { ...jsonOk(pushResponse, 'One result per operation, in order'), ...ERROR_RESPONSES },
   });

@@ -43,6 +43,7 @@ function countingKek(inner: KeyEncryptionKey) {
     id: inner.id,
     previousId: inner.previousId,
     seal: (p, a) => inner.seal(p, a),
+    deriveKey: (info) => inner.deriveKey(info),
     open: (s, a) => {
       counter.opened++;
       return inner.open(s, a);

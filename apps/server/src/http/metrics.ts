@@ -54,6 +54,18 @@ export function createMetrics() {
       help: 'Requests refused by the per-credential rate limit',
       registers: [registry],
     }),
+    abuseBlocks: new Counter({
+      name: 'kupah_abuse_blocks_total',
+      help: 'Card-testing blocks started (a credential over its declines, a card over its attempts), by kind',
+      labelNames: ['kind'] as const,
+      registers: [registry],
+    }),
+    abuseRefused: new Counter({
+      name: 'kupah_abuse_refused_total',
+      help: 'Charges refused before the gateway by the card-testing limits, by error code',
+      labelNames: ['code'] as const,
+      registers: [registry],
+    }),
     webhooksPending: new Gauge({
       name: 'kupah_webhook_deliveries_pending',
       help: 'Webhook deliveries queued or waiting for a retry',

@@ -1,7 +1,8 @@
+import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from './errors.ts';
-import { canonicalJson, MAX_JSON_DEPTH, requestHash } from './request-hash.ts';
+import { canonicalJson, MAX_JSON_DEPTH, requestHash, withoutSecrets } from './request-hash.ts';
 
 const reversed = (v: unknown): unknown =>
   Array.isArray(v)
@@ -41,5 +42,33 @@ describe('request hash', () => {
     let ok: unknown = 1;
     for (let i = 0; i < MAX_JSON_DEPTH - 1; i++) ok = [ok];
     expect(() => canonicalJson({ x: ok })).not.toThrow();
+  });
+
+  it('never covers a CVV; card and account numbers only through their fingerprints', () => {
+    const mac = (v: string) => createHmac('sha256', 'fingerprint key').update(v).digest('hex');
+    const fp = {
+      card: (n: string) => mac(n.replace(/\D/g, '')),
+      bank: (r: string, a: string) => mac(`${r}:${a}`),
+    };
+    const body = (ccNum: string, cvv: string, accountNum = '000123456789') => ({
+      amount: 18,
+      card: { ccNum, cvv, expiry: '12/30' },
+      bankAccount: { accountNum, routingNum: '021000021' },
+    });
+    const text = canonicalJson(withoutSecrets(body('4242424242424242', '737'), fp));
+    expect(text).not.toContain('4242424242424242');
+    expect(text).not.toContain('737');
+    expect(text).not.toContain('000123456789');
+    expect(requestHash(body('4242424242424242', '737'), 'k', fp)).toBe(
+      requestHash(body('4242 4242 4242 4242', '001'), 'k', fp),
+    );
+    expect(requestHash(body('4242424242424242', '737'), 'k', fp)).not.toBe(
+      requestHash(body('4111111111111111', '737'), 'k', fp),
+    );
+    expect(requestHash(body('4242424242424242', '737'), 'k', fp)).not.toBe(
+      requestHash(body('4242424242424242', '737', '000999999999'), 'k', fp),
+    );
+    // Without fingerprints the numbers are left out entirely (never hashed in clear).
+    expect(canonicalJson(withoutSecrets(body('4242424242424242', '737')))).not.toMatch(/4242|737|0001234/);
   });
 });

@@ -45,11 +45,47 @@ export function canonicalJson(value: unknown): string {
   return out.join('');
 }
 
+/** How a request hash names a card or bank account without its number (`abuse/fingerprint.ts`). */
+export interface SecretFingerprints {
+  card(number: string): string;
+  bank(routingNum: string, accountNum: string): string;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+const asText = (v: unknown): string | null =>
+  typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null;
+
 /**
- * Keyed hash of a request body: compares "same body" for idempotency without storing anything a
- * card number could be recovered from (an unkeyed SHA-256 of a body with a card number in it could
- * be brute-forced; this one needs the server's key).
+ * The body as the request hash sees it: the CVV is not an input at all, and the card number and
+ * the bank account number are replaced by their keyed fingerprints (or, without fingerprints, left
+ * out). So the same card still compares "the same body", another card compares different, and
+ * nothing kept with the hash lets anyone brute-force a CVV or a number back.
  */
-export function requestHash(body: unknown, key: string): string {
-  return createHmac('sha256', key).update(canonicalJson(body)).digest('hex');
+export function withoutSecrets(body: unknown, fp?: SecretFingerprints): unknown {
+  if (!isRecord(body)) return body;
+  const out: Record<string, unknown> = { ...body };
+  if (isRecord(body.card)) {
+    const { cvv: _cvv, ccNum, ...card } = body.card;
+    const number = asText(ccNum);
+    out.card = number !== null && fp ? { ...card, ccNum: fp.card(number) } : card;
+  }
+  if (isRecord(body.bankAccount)) {
+    const { accountNum, ...bank } = body.bankAccount;
+    const number = asText(accountNum);
+    out.bankAccount =
+      number !== null && fp ? { ...bank, accountNum: fp.bank(asText(bank.routingNum) ?? '', number) } : bank;
+  }
+  return out;
+}
+
+/**
+ * Keyed hash of a request body, to compare "same body" for idempotency. It never covers a CVV or
+ * a card or account number: those are replaced by keyed fingerprints first (`withoutSecrets`), so
+ * the stored hash and its key (both in the database) reveal nothing of them.
+ */
+export function requestHash(body: unknown, key: string, fingerprints?: SecretFingerprints): string {
+  return createHmac('sha256', key)
+    .update(canonicalJson(withoutSecrets(body, fingerprints)))
+    .digest('hex');
 }

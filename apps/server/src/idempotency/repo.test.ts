@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chargeBody, createHarness, type Harness, sourceAuth } from '../testing/harness.ts';
-import { purgeKeys } from './repo.ts';
+import { LEGACY_REQUEST_HASH, purgeKeys } from './repo.ts';
 
 describe('idempotency records', () => {
   let h: Harness;
@@ -30,5 +30,21 @@ describe('idempotency records', () => {
     expect(left.map((r) => r.key)).toEqual([young.uniqueTransactionId]);
     const replay = await h.request('POST', '/v1/External/Charge', young, sourceAuth(h));
     expect(replay.status).toBe(200);
+  });
+
+  it('a record whose hash was erased by migration 7 (it covered the CVV) replays its answer, charging nothing', async () => {
+    const body = chargeBody(h);
+    const first = await h.request('POST', '/v1/External/Charge', body, sourceAuth(h));
+    await h.db.query('UPDATE idempotency_keys SET request_hash = $1 WHERE key = $2', [
+      LEGACY_REQUEST_HASH,
+      body.uniqueTransactionId,
+    ]);
+    const again = await h.request('POST', '/v1/External/Charge', body, sourceAuth(h));
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    const rows = await h.db.query('SELECT id FROM payments WHERE unique_transaction_id = $1', [
+      body.uniqueTransactionId,
+    ]);
+    expect(rows).toHaveLength(1);
   });
 });

@@ -9,6 +9,13 @@ export type Claim =
   | { kind: 'taken' };
 
 /**
+ * What migration 7 left of a request hash made before hashes left out the card number and CVV
+ * (those covered them, so they were erased): such a record is taken to be the same body, so a retry
+ * replays its stored answer and is never charged again.
+ */
+export const LEGACY_REQUEST_HASH = 'legacy';
+
+/**
  * Claim `(org, key)` inside the caller's transaction. A concurrent claimer of the same key waits
  * on the unique index until this transaction ends, then sees the stored response, or an unfinished
  * claim (`in-progress`: the first request is calling the gateway, or its outcome is in doubt), or,
@@ -49,8 +56,8 @@ export async function claimKey(
     [orgId, key],
   );
   if (!row) return taken ? { kind: 'taken' } : { kind: 'in-progress' };
-  if (row.operation !== operation || row.request_hash !== requestHash)
-    return { kind: 'conflict', operation: row.operation };
+  const sameBody = row.request_hash === requestHash || row.request_hash === LEGACY_REQUEST_HASH;
+  if (row.operation !== operation || !sameBody) return { kind: 'conflict', operation: row.operation };
   if (row.status_code === null) return { kind: 'in-progress' };
   return { kind: 'replay', status: Number(row.status_code), body: row.response };
 }

@@ -17,7 +17,7 @@ describe('operations endpoints', () => {
 
   it('/metrics exposes Prometheus counters that move with payments', async () => {
     await h.request('POST', '/v1/External/Charge', chargeBody(h), sourceAuth(h));
-    const r = await h.request('GET', '/metrics');
+    const r = await h.adminRequest('GET', '/metrics');
     expect(r.headers.get('content-type')).toMatch(/text\/plain/);
     expect(r.body).toMatch(/kupah_payments_total\{status="Success",method="Credit_Card"\} 1/);
     expect(r.body).toMatch(

@@ -1,6 +1,16 @@
 import { CURRENCIES, SCHEDULE_HANDLING_MODES } from '@kupah/contracts';
 import { z } from 'zod';
 
+const ABUSE_DEFAULTS = {
+  declines: 10,
+  declineWindowMinutes: 10,
+  coolOffMinutes: 30,
+  cardAttempts: 5,
+  cardDeclines: 3,
+  cardWindowMinutes: 60,
+  sandbox: false,
+};
+
 /** An organisation's settings, stored as JSON with defaults filled on read. */
 export const orgSettings = z.object({
   scheduleMode: z.enum(SCHEDULE_HANDLING_MODES).default('Integration'),
@@ -11,6 +21,23 @@ export const orgSettings = z.object({
   rateLimit: z
     .object({ perSecond: z.number().positive().default(50), burst: z.number().positive().default(100) })
     .default({ perSecond: 50, burst: 100 }),
+  /**
+   * Card-testing limits (abuse/limits.ts), checked before the gateway is called. A credential with
+   * `declines` declines within `declineWindowMinutes` is refused for `coolOffMinutes`; one card (or
+   * bank account) is refused after `cardAttempts` attempts or `cardDeclines` declines within
+   * `cardWindowMinutes`. Sandbox credentials (which only reach the sandbox) are exempt unless `sandbox`.
+   */
+  abuse: z
+    .object({
+      declines: z.number().int().positive().default(ABUSE_DEFAULTS.declines),
+      declineWindowMinutes: z.number().positive().default(ABUSE_DEFAULTS.declineWindowMinutes),
+      coolOffMinutes: z.number().positive().default(ABUSE_DEFAULTS.coolOffMinutes),
+      cardAttempts: z.number().int().positive().default(ABUSE_DEFAULTS.cardAttempts),
+      cardDeclines: z.number().int().positive().default(ABUSE_DEFAULTS.cardDeclines),
+      cardWindowMinutes: z.number().positive().default(ABUSE_DEFAULTS.cardWindowMinutes),
+      sandbox: z.boolean().default(ABUSE_DEFAULTS.sandbox),
+    })
+    .default(ABUSE_DEFAULTS),
   offline: z
     .object({
       perPaymentMinor: z.number().int().positive().default(100_000),

@@ -23,7 +23,7 @@ import type { CreatedOrg } from '../admin/admin-service.ts';
 import { openDatabase } from '../db/database.ts';
 import { pairTestDevice, sealedOp, type TestDevice } from '../testing/device-client.ts';
 import { PG_URL, type Reply, testDatabases } from '../testing/harness.ts';
-import { restartablePort, startServerProcess } from '../testing/server-process.ts';
+import { adminPortFor, restartablePort, startServerProcess } from '../testing/server-process.ts';
 
 const ADMIN = 'charge-faults-admin-token-0123456789';
 const ROUNDS = 20;
@@ -159,7 +159,8 @@ describe.each(await testDatabases())('SIGKILL on the money path on %s', { timeou
       body?: unknown,
       headers: Record<string, string> = {},
     ): Promise<Reply> => {
-      const r = await fetch(`${url}${path}`, {
+      const base = path.startsWith('/admin/') ? `http://127.0.0.1:${adminPortFor(port)}` : url;
+      const r = await fetch(`${base}${path}`, {
         method,
         signal: AbortSignal.timeout(30_000),
         headers: { 'content-type': 'application/json', ...headers },

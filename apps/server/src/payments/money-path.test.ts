@@ -152,7 +152,7 @@ describe.each(await testDatabases())('money path on %s', { timeout: 60_000 }, (k
     const [row] = await paymentRows(String(body.uniqueTransactionId));
     expect(row).toMatchObject({ status: 'Success', receipt_num: receipt, gateway_state: null });
     expect(await webhookEvents(receipt)).toBe(1);
-    const metrics = await h.request('GET', '/metrics');
+    const metrics = await h.adminRequest('GET', '/metrics');
     expect(String(metrics.body)).toMatch(/kupah_payments_recovered_total\{status="Success"\} [1-9]/);
     const resolved = await charge(body);
     expect(resolved.body).toMatchObject({

@@ -22,6 +22,8 @@ import type {
   VoidResponse,
 } from '@kupah/contracts';
 import { ERROR_CODES, NO_ERROR, toMinorUnits } from '@kupah/contracts';
+import { guardCharge, recordAttempt } from '../abuse/limits.ts';
+import { assertMayVoid } from '../abuse/void-scope.ts';
 import type { Caller } from '../auth/repo.ts';
 import type { Sql } from '../db/database.ts';
 import type { Deps } from '../deps.ts';
@@ -220,6 +222,9 @@ export async function claimPayment(
     operation: input.recurringRef ? ('recurringCharge' as const) : ('authorize' as const),
   };
   const context: PendingContext = { ...partial, facts: base, purpose: input.purpose };
+  // Card-testing limits, before anything reaches the gateway (an instalment charges a token).
+  const fingerprint =
+    input.purpose.kind === 'instalment' ? null : await guardCharge(tx, deps, caller, input.instrument);
   const { id, receiptNum } = await insertPayment(tx, {
     orgId: caller.org.id,
     amountMinor: input.amountMinor,
@@ -251,6 +256,7 @@ export async function claimPayment(
     recoveryAfter: new Date(now.getTime() + recoveryLeaseMs(deps)),
     idempotencyKey: input.purpose.kind === 'instalment' ? null : input.uniqueTransactionId,
   });
+  if (fingerprint) await recordAttempt(tx, caller.org.id, id, fingerprint, now);
   return {
     id,
     orgId: caller.org.id,
@@ -710,6 +716,7 @@ export async function voidPayment(deps: Deps, caller: Caller, cmd: VoidCommand):
   assertSameOrg(caller, cmd.orgGuid);
   const payment = await findPaymentByReceipt(deps.db, caller.org.id, cmd.receiptNum.trim());
   if (!payment) throw notFound(`Payment ${cmd.receiptNum}`);
+  await assertMayVoid(deps.db, caller, payment);
   const done: VoidResponse = { receiptNum: payment.receiptNum, paymentStatus: 'Voided', error: NO_ERROR };
   if (payment.status === 'Voided') return done;
   if (payment.status !== 'Success') {

@@ -1,5 +1,7 @@
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import { chargeRequest, chargeResponse, voidRequest, voidResponse } from '@kupah/contracts';
+import { fingerprintsOf } from '../abuse/fingerprint.ts';
+import { settleBlock } from '../abuse/limits.ts';
 import { authenticate } from '../auth/middleware.ts';
 import type { AppEnv } from '../http/env.ts';
 import { ERROR_RESPONSES, jsonBody, jsonOk, validBody } from '../http/openapi.ts';
@@ -17,7 +19,9 @@ export function paymentRoutes(buckets: TokenBuckets) {
       'Charges a card, ACH account or charity card (2.1 → 2.2). Declined and failed payments also answer 200 with ' +
       'paymentStatus Declined or Error. Reusing uniqueTransactionId with the same body replays the first answer; ' +
       'with another body it is 409 DUPLICATE_TRANSACTION. Accepts orgGuid for orgGUID, CA for CAD, ' +
-      '"Credit Card" for Credit_Card, and v1 or V1 in the path.',
+      '"Credit Card" for Credit_Card, and v1 or V1 in the path. Card testing is refused before the gateway with ' +
+      '429 and Retry-After: TOO_MANY_DECLINES once a credential has too many declines (for a cool-off), ' +
+      'CARD_TESTING_SUSPECTED once one card was tried or declined too often in the organisation.',
     security: [{ SourceGuid: [] }],
     middleware: [authenticate({ source: true, apiKey: false }, buckets)] as const,
     request: jsonBody(chargeRequest, 'Payment (2.1)'),
@@ -30,7 +34,9 @@ export function paymentRoutes(buckets: TokenBuckets) {
     summary: 'Void a successful payment',
     description:
       'Not shown in the interface; defined by the product decisions. Only a Success payment of the same org can be ' +
-      'voided; voiding a voided payment answers the same again. Sends the void webhook (6.3).',
+      'voided; voiding a voided payment answers the same again. Sends the void webhook (6.3). An API key may void ' +
+      'any payment of its organisation; a source GUID (or device credential) only the payments made through it ' +
+      '(403 FORBIDDEN otherwise).',
     security: [{ SourceGuid: [] }, { ApiKey: [] }],
     middleware: [authenticate({ source: true, apiKey: true }, buckets)] as const,
     request: jsonBody(voidRequest, 'Receipt number to void'),
@@ -42,8 +48,12 @@ export function paymentRoutes(buckets: TokenBuckets) {
         c.var.deps,
         c.var.caller,
         validBody(c.req, chargeRequest),
-        requestHash(await c.req.json(), c.var.deps.requestHashKey),
-      );
+        requestHash(await c.req.json(), c.var.deps.requestHashKey, fingerprintsOf(c.var.deps)),
+      ).catch(async (err: unknown) => {
+        // A card-testing block: its security event is written before the 429 is answered.
+        await settleBlock(err);
+        throw err;
+      });
       return c.json(body, 200);
     })
     .openapi(voidRoute, async (c) =>

@@ -10,6 +10,7 @@ import {
   scheduleResponse,
   scheduleSummary,
 } from '@kupah/contracts';
+import { fingerprintsOf } from '../abuse/fingerprint.ts';
 import { authenticate } from '../auth/middleware.ts';
 import type { AppEnv } from '../http/env.ts';
 import { ERROR_RESPONSES, jsonBody, jsonOk, validBody } from '../http/openapi.ts';
@@ -103,7 +104,7 @@ export function scheduleRoutes(buckets: TokenBuckets) {
         c.var.deps,
         c.var.caller,
         validBody(c.req, scheduleRequest),
-        requestHash(await c.req.json(), c.var.deps.requestHashKey),
+        requestHash(await c.req.json(), c.var.deps.requestHashKey, fingerprintsOf(c.var.deps)),
       );
       return c.json(body, 200);
     })

@@ -6,6 +6,7 @@ import type {
 } from '@kupah/contracts';
 import { ERROR_CODES, fromMinorUnits, NO_ERROR } from '@kupah/contracts';
 import { computeInstalments, type Instalment, ScheduleTermsError } from '@kupah/schedule';
+import { guardCharge, recordVerification } from '../abuse/limits.ts';
 import type { Caller } from '../auth/repo.ts';
 import type { Deps } from '../deps.ts';
 import type { Gateway, GatewayResult, Instrument } from '../gateway/gateway.ts';
@@ -378,7 +379,12 @@ export async function schedulePayment(
           }
         : null,
     };
-    if (!startsToday) return { kind: 'claimed' as const, finish, claimed: null };
+    if (!startsToday) {
+      // A verification tells the caller whether the card is live just as a charge does: the same
+      // card-testing limits apply before the gateway is asked (throws 429 when over them).
+      const verifying = await guardCharge(tx, deps, caller, instrument);
+      return { kind: 'claimed' as const, finish, claimed: null, verifying };
+    }
     const claimed = await claimPayment(
       tx,
       deps,
@@ -404,7 +410,7 @@ export async function schedulePayment(
       },
       gateway?.name ?? 'None',
     );
-    return { kind: 'claimed' as const, finish, claimed };
+    return { kind: 'claimed' as const, finish, claimed, verifying: null };
   });
 
   const unavailableBase: ScheduleBase = {
@@ -423,7 +429,7 @@ export async function schedulePayment(
       () => unavailableAnswer(unavailableBase),
     );
   }
-  const { finish, claimed } = claim;
+  const { finish, claimed, verifying } = claim;
   /** Nothing reached the gateway: forget the schedule and the key, so the same id can be tried again. */
   const release = async () => {
     await deps.db.transaction(async (tx) => {
@@ -455,6 +461,8 @@ export async function schedulePayment(
     );
     if (outcome.kind !== 'answered') return release();
     result = outcome.result;
+    // Counted like a charge's outcome (a declined verification is a decline).
+    if (verifying) await recordVerification(deps.db, deps, caller, verifying, result.status);
   } else {
     result = {
       status: 'Error',

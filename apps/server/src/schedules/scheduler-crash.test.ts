@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PG_URL, testDatabases } from '../testing/harness.ts';
-import { restartablePort, startServerProcess } from '../testing/server-process.ts';
+import { adminPortFor, restartablePort, startServerProcess } from '../testing/server-process.ts';
 
 const ADMIN = 'scheduler-crash-admin-token-012345';
 
@@ -62,7 +62,7 @@ describe.each(await testDatabases())('scheduler killed mid-run on %s', { timeout
     const start = async () => (await startServerProcess(port, env)).child;
     const call = async (method: string, path: string, body: unknown, headers: Record<string, string>) =>
       (
-        await fetch(`${url}${path}`, {
+        await fetch(`${path.startsWith('/admin/') ? `http://127.0.0.1:${adminPortFor(port)}` : url}${path}`, {
           method,
           headers: { 'content-type': 'application/json', ...headers },
           body: JSON.stringify(body),

@@ -12,7 +12,7 @@
  * organisation's row does not open. The key itself is held in a closure, never on an object that
  * could be logged.
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -31,7 +31,15 @@ export interface KeyEncryptionKey {
   seal(plain: string, aad: string): string;
   /** Open a value sealed under the current or the previous key; throws when it does not open. */
   open(sealed: string, aad: string): string;
+  /**
+   * A 32-byte sub-key of the current key for one purpose (`info`), by HKDF-SHA-256: the key
+   * itself is never used for anything but sealing.
+   */
+  deriveKey(info: string): Buffer;
 }
+
+/** The HKDF salt of every sub-key derived from a key-encryption key. */
+export const KEK_SUBKEY_SALT = 'kupah-kek-subkey';
 
 /** The id of the key a sealed value was sealed under (null when it is not a sealed value). */
 export function sealedKekId(sealed: string): string | null {
@@ -74,6 +82,7 @@ export function keyEncryptionKey(current: Buffer, previous: Buffer | null = null
   return {
     id,
     previousId: previousId === id ? null : previousId,
+    deriveKey: (info) => Buffer.from(hkdfSync('sha256', keys.get(id)!, KEK_SUBKEY_SALT, info, 32)),
     seal(plain, aad) {
       const iv = randomBytes(IV_BYTES);
       const cipher = createCipheriv('aes-256-gcm', keys.get(id)!, iv, { authTagLength: TAG_BYTES });

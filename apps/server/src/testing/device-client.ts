@@ -1,6 +1,7 @@
 /**
  * A minimal device for server tests: pairs through the real endpoint and builds push operations
- * the way the terminal does (secrets sealed under the server's key, bound to device and opId).
+ * the way the terminal does (secrets sealed under the server's key, bound to the device and the
+ * operation's clear fields).
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -9,6 +10,7 @@ import {
   type SealedSecrets,
   type SyncOperation,
   sealAad,
+  sealAadV2,
 } from '@kupah/contracts';
 import { createSealer } from '@kupah/envelope';
 import type { Harness, Reply } from './harness.ts';
@@ -91,24 +93,30 @@ export function splitSecrets(request: Record<string, unknown>): {
   return { request: req, secrets: secrets.card || secrets.bankAccount ? secrets : null };
 }
 
-/** A push operation of `kind` carrying `request`, its secrets sealed for `device`. */
+/**
+ * A push operation of `kind` carrying `request`, its secrets sealed for `device` and bound to the
+ * operation's clear fields (`sealAadV2`, as the terminal seals); `aad: 'v1'` seals as terminals of
+ * the previous version did (device and opId only).
+ */
 export async function sealedOp(
   device: Pick<TestDevice, 'deviceId' | 'key'>,
   kind: SyncOperation['kind'],
   request: Record<string, unknown>,
-  opts: { opId?: string; deviceCreatedDate?: string } = {},
+  opts: { opId?: string; deviceCreatedDate?: string; offline?: boolean; aad?: 'v1' | 'v2' } = {},
 ): Promise<SyncOperation> {
   const opId = opts.opId ?? randomUUID();
   const { request: clear, secrets } = splitSecrets(request);
   if (kind === 'charge' || kind === 'schedule') clear.uniqueTransactionId = opId;
-  const sealed = secrets
-    ? await createSealer(device.key).seal(secrets, sealAad(device.deviceId, opId))
-    : null;
-  return {
+  const deviceCreatedDate = opts.deviceCreatedDate ?? new Date().toISOString();
+  const op: SyncOperation = {
     opId,
     kind,
-    deviceCreatedDate: opts.deviceCreatedDate ?? new Date().toISOString(),
+    deviceCreatedDate,
     request: clear,
-    sealed,
+    ...(opts.offline !== undefined ? { offline: opts.offline } : {}),
+    sealed: null,
   };
+  const aad = opts.aad === 'v1' ? sealAad(device.deviceId, opId) : sealAadV2(device.deviceId, op);
+  op.sealed = secrets ? await createSealer(device.key).seal(secrets, aad) : null;
+  return op;
 }

@@ -9,7 +9,7 @@ import { serve } from '@hono/node-server';
 import pg from 'pg';
 import pino from 'pino';
 import { type CreatedOrg, createOrg } from '../admin/admin-service.ts';
-import { createApp } from '../app.ts';
+import { createAdminApp, createApp } from '../app.ts';
 import { type Db, openDatabase } from '../db/database.ts';
 import { migrate } from '../db/migrations.ts';
 import { installationSecret } from '../db/server-state.ts';
@@ -55,7 +55,7 @@ export interface Reply<T = any> {
   headers: Headers;
 }
 
-export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+export const ADMIN_TOKEN = 'test-admin-token-0123456789-abcdefghijklmnop';
 
 export interface Harness {
   kind: DbKind;
@@ -64,13 +64,24 @@ export interface Harness {
   db: Db;
   deps: Deps;
   app: ReturnType<typeof createApp>;
+  /** The admin listener's app (admin API, /metrics): not reachable through `app`. */
+  adminApp: ReturnType<typeof createAdminApp>;
   org: CreatedOrg;
   clock: { now: Date; set(iso: string): void };
   request(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
-  /** Admin API call with the admin token. */
+  /** Admin API call with the admin token (on the admin app; `path` after /admin). */
   admin(method: string, path: string, body?: unknown): Promise<Reply>;
+  /** A request to the admin app as given (full path, e.g. /metrics; no token unless in headers). */
+  adminRequest(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<Reply>;
   /** Serve on a random loopback port; returns the base URL. */
   listen(): Promise<string>;
+  /** Serve the admin app on a random loopback port; returns its base URL (the CLI's --server). */
+  listenAdmin(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -102,17 +113,30 @@ export async function createHarness(kind: DbKind, opts: HarnessOptions = {}): Pr
     metrics: createMetrics(),
     requestHashKey: await installationSecret(db, 'request_hash_key'),
   };
-  const app = createApp(deps, { adminToken: ADMIN_TOKEN });
+  const app = createApp(deps, {});
+  const adminApp = createAdminApp(deps, { adminToken: ADMIN_TOKEN });
   const org = await createOrg(db, 'Test Org');
-  let server: ReturnType<typeof serve> | undefined;
+  const servers: ReturnType<typeof serve>[] = [];
+  const serveOn = async (target: { fetch: typeof app.fetch }) => {
+    const server = serve({ fetch: target.fetch, port: 0, hostname: '127.0.0.1' });
+    servers.push(server);
+    await new Promise<void>((r) => server.once('listening', () => r()));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  };
 
-  const request: Harness['request'] = async (method, path, body, headers = {}) => {
+  const send = async (
+    target: { request: typeof app.request },
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Reply> => {
     const init: RequestInit = { method, headers: { ...headers } };
     if (body !== undefined) {
       init.body = typeof body === 'string' ? body : JSON.stringify(body);
       (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
     }
-    const res = await app.request(path, init);
+    const res = await target.request(path, init);
     const text = await res.text();
     let parsed: unknown = text;
     try {
@@ -120,6 +144,9 @@ export async function createHarness(kind: DbKind, opts: HarnessOptions = {}): Pr
     } catch {}
     return { status: res.status, body: parsed, headers: res.headers };
   };
+  const request: Harness['request'] = (method, path, body, headers) => send(app, method, path, body, headers);
+  const adminRequest: Harness['adminRequest'] = (method, path, body, headers) =>
+    send(adminApp, method, path, body, headers);
 
   return {
     kind,
@@ -127,18 +154,17 @@ export async function createHarness(kind: DbKind, opts: HarnessOptions = {}): Pr
     db,
     deps,
     app,
+    adminApp,
     org,
     clock,
     request,
     admin: (method, path, body) =>
-      request(method, `/admin${path}`, body, { authorization: `Bearer ${ADMIN_TOKEN}` }),
-    async listen() {
-      server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
-      await new Promise<void>((r) => server!.once('listening', () => r()));
-      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    },
+      adminRequest(method, `/admin${path}`, body, { authorization: `Bearer ${ADMIN_TOKEN}` }),
+    adminRequest,
+    listen: () => serveOn(app),
+    listenAdmin: () => serveOn(adminApp),
     async close() {
-      if (server) await new Promise<void>((r) => server!.close(() => r()));
+      for (const server of servers) await new Promise<void>((r) => server.close(() => r()));
       if (kind === 'postgres') await db.query(`DROP SCHEMA ${schema} CASCADE`).catch(() => {});
       await db.close();
     },

@@ -16,12 +16,40 @@ describe('address guard', () => {
     'fd12:3456::1',
     '::ffff:127.0.0.1',
     '::ffff:10.0.0.1',
+    '::ffff:7f00:1',
     'not an ip',
+    // IPv4-compatible (::/96, deprecated), whatever the IPv4 in it.
+    '::127.0.0.1',
+    '::8.8.8.8',
+    '::a00:1',
+    // 6to4 of a private, loopback or metadata address.
+    '2002:7f00:1::',
+    '2002:a00:1::1',
+    '2002:a9fe:a9fe::1',
+    // Teredo whose server or (obfuscated) client is not public: client 127.0.0.1 = ~7f00:0001.
+    '2001:0:a00:1::1',
+    '2001:0:808:808:0:0:80ff:fffe',
+    '2001::4136:e378:8000:63bf:3fff:fdd2',
+    // NAT64 of a private address; NAT64 local-use prefixes.
+    '64:ff9b::10.0.0.1',
+    '64:ff9b::a9fe:a9fe',
+    '64:ff9b:1::8.8.8.8',
+    '64:ff9b:1:abcd::1',
+    'fe80::1%eth0',
+    'fec0::1',
+    '2001:db8::1',
   ])('%s is not public', (a) => expect(isPublicAddress(a)).toBe(false));
-  it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])(
-    '%s is public',
-    (a) => expect(isPublicAddress(a)).toBe(true),
-  );
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '172.32.0.1',
+    '2606:4700:4700::1111',
+    '::ffff:8.8.8.8',
+    '2002:808:808::1',
+    '64:ff9b::8.8.8.8',
+    // Teredo with public server and client (client 8.8.8.8 obfuscated: f7f7:f7f7).
+    '2001:0:101:101::f7f7:f7f7',
+  ])('%s is public', (a) => expect(isPublicAddress(a)).toBe(true));
 });
 
 describe('retry schedule', () => {

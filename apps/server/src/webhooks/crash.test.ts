@@ -11,7 +11,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PG_URL, testDatabases } from '../testing/harness.ts';
 import { type Receiver, startReceiver } from '../testing/receiver.ts';
-import { restartablePort, startServerProcess } from '../testing/server-process.ts';
+import { adminPortFor, restartablePort, startServerProcess } from '../testing/server-process.ts';
 
 const ADMIN = 'crash-test-admin-token-0123456789';
 const card = { ccNum: '4242424242424242', expiry: '12/30', cvv: '123' };
@@ -56,7 +56,7 @@ describe.each(await testDatabases())('SIGKILL during deliveries on %s', { timeou
     type Json = Record<string, any>;
     const admin = async (method: string, path: string, body?: unknown) =>
       (
-        await fetch(`${url}/admin${path}`, {
+        await fetch(`http://127.0.0.1:${adminPortFor(port)}/admin${path}`, {
           method,
           headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
           body: body === undefined ? undefined : JSON.stringify(body),

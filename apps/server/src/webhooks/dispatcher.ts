@@ -7,6 +7,8 @@
 import { Webhook } from 'standardwebhooks';
 import type { Deps } from '../deps.ts';
 import { WEBHOOK_CHANNEL } from '../outbox/repo.ts';
+import { sealClearSecrets } from '../secrets/at-rest.ts';
+import { kekOfDeps } from '../secrets/server-kek.ts';
 import {
   type ClaimedDelivery,
   claimDue,
@@ -15,6 +17,7 @@ import {
   markDelivered,
   markFailed,
   noteEndpointFailure,
+  openWebhookSecret,
   recordAttempt,
 } from './repo.ts';
 import { AUTO_DISABLE_AFTER_MS, nextDelayMs, parseRetryAfter } from './retry-schedule.ts';
@@ -63,7 +66,17 @@ export function webhookDispatcher(deps: Deps, opts: DispatcherOptions) {
 
   async function deliver(d: ClaimedDelivery): Promise<void> {
     const sentAt = new Date(); // the signature's timestamp is real time, whatever the scheduling clock says
-    const r = await sendWebhook(d.url, signHeaders(d.webhookId, sentAt, d.body, d.secrets), d.body, {
+    let secrets: string[];
+    try {
+      const kek = kekOfDeps(deps);
+      secrets = d.secrets.map((s) => openWebhookSecret(kek, d.orgId, d.endpointKind, s));
+    } catch (err) {
+      // Sealed under a key this server does not hold: nothing is sent unsigned; retried later.
+      throw new Error(
+        `the signing secret of endpoint ${d.endpointId} does not open: ${(err as Error).message}`,
+      );
+    }
+    const r = await sendWebhook(d.url, signHeaders(d.webhookId, sentAt, d.body, secrets), d.body, {
       timeoutMs,
       maxResponseBytes,
       allowPrivate: opts.allowPrivate,
@@ -169,6 +182,8 @@ export function webhookDispatcher(deps: Deps, opts: DispatcherOptions) {
     nudge,
     async start() {
       if (!stopped) return;
+      // Secrets an earlier version stored in clear are sealed before anything is sent.
+      await sealClearSecrets(db, kekOfDeps(deps));
       stopped = false;
       unlisten = await db.listen(WEBHOOK_CHANNEL, nudge).catch((err) => {
         logger.warn({ err: String(err) }, 'LISTEN unavailable; polling only');

@@ -1,5 +1,29 @@
+import { randomBytes } from 'node:crypto';
 import type { Sql } from '../db/database.ts';
 import type { EventType } from '../outbox/repo.ts';
+import type { KeyEncryptionKey } from '../secrets/key-encryption.ts';
+
+/** A Standard Webhooks secret: `whsec_` + base64 of 24 random bytes. */
+export const generateWebhookSecret = (): string => `whsec_${randomBytes(24).toString('base64')}`;
+
+/**
+ * Where an endpoint's signing secrets are stored: the AAD their sealed values are bound to (the
+ * current and the previous secret share it: rotating moves one column to the other).
+ */
+export const webhookSecretAad = (orgId: number, kind: string): string => `webhook_endpoints:${orgId}:${kind}`;
+
+/** A stored secret is sealed (`kek1.…`); rows of earlier versions hold it in clear (`whsec_…`). */
+export const isClearWebhookSecret = (stored: string): boolean => stored.startsWith('whsec_');
+
+/** The secret of a stored value: opened when sealed, as is when an earlier version stored it in clear. */
+export function openWebhookSecret(
+  kek: KeyEncryptionKey,
+  orgId: number,
+  kind: string,
+  stored: string,
+): string {
+  return isClearWebhookSecret(stored) ? stored : kek.open(stored, webhookSecretAad(orgId, kind));
+}
 
 export interface ClaimedDelivery {
   id: number;
@@ -10,7 +34,10 @@ export interface ClaimedDelivery {
   body: string;
   eventCreatedAt: Date;
   endpointId: number;
+  /** The endpoint's kind (its secrets are bound to it). */
+  endpointKind: string;
   url: string;
+  /** The signing secrets as stored (sealed): open them with `openWebhookSecret`. */
   secrets: string[];
 }
 
@@ -34,6 +61,7 @@ export async function claimDue(
     payload: string;
     event_created_at: Date;
     endpoint_id: string;
+    kind: string;
     url: string;
     secret: string;
     previous_secret: string | null;
@@ -49,7 +77,7 @@ export async function claimDue(
      FROM due, outbox_events e, webhook_endpoints w
      WHERE d.id = due.id AND e.id = d.event_id AND w.id = d.endpoint_id
      RETURNING d.id, d.org_id, d.attempts, e.event_id, e.event_type, e.payload, e.created_at AS event_created_at,
-       w.id AS endpoint_id, w.url, w.secret, w.previous_secret, w.previous_expires_at`,
+       w.id AS endpoint_id, w.kind, w.url, w.secret, w.previous_secret, w.previous_expires_at`,
     [now.toISOString(), leaseUntil.toISOString(), limit],
   );
   return rows.map((r) => ({
@@ -61,6 +89,7 @@ export async function claimDue(
     body: r.payload,
     eventCreatedAt: new Date(r.event_created_at),
     endpointId: Number(r.endpoint_id),
+    endpointKind: r.kind,
     url: r.url,
     secrets:
       r.previous_secret && r.previous_expires_at && new Date(r.previous_expires_at) > now
@@ -269,20 +298,92 @@ export async function replayDeliveries(
   return rows.length;
 }
 
-/** New signing secret; the old one keeps signing alongside for `overlapMs`. */
+/**
+ * New signing secret (sealed under `kek`); the old one keeps signing alongside for `overlapMs`.
+ * Returns the new secret in clear (shown once), or null when the endpoint does not exist.
+ */
 export async function rotateSecret(
   sql: Sql,
+  kek: KeyEncryptionKey,
   orgId: number,
   kind: EventType,
-  newSecret: string,
   previousUntil: Date,
-): Promise<boolean> {
+): Promise<string | null> {
+  const secret = generateWebhookSecret();
   const rows = await sql.query(
     `UPDATE webhook_endpoints SET previous_secret = secret, previous_expires_at = $4, secret = $3, updated_at = now()
      WHERE org_id = $1 AND kind = $2 RETURNING id`,
-    [orgId, kind, newSecret, previousUntil.toISOString()],
+    [orgId, kind, kek.seal(secret, webhookSecretAad(orgId, kind)), previousUntil.toISOString()],
   );
-  return rows.length > 0;
+  return rows.length > 0 ? secret : null;
+}
+
+/**
+ * Create or change an endpoint. A new endpoint, or one whose URL changes, gets a new signing
+ * secret (sealed; the old one, if any, stops signing at once: it was the old receiver's), which is
+ * returned in clear to be shown once. The same URL again keeps the secret (null: nothing to show).
+ */
+export async function saveWebhookEndpoint(
+  sql: Sql,
+  kek: KeyEncryptionKey,
+  orgId: number,
+  kind: string,
+  url: string,
+): Promise<{ url: string; secret: string | null }> {
+  const [held] = await sql.query<{ url: string }>(
+    'SELECT url FROM webhook_endpoints WHERE org_id = $1 AND kind = $2 FOR UPDATE',
+    [orgId, kind],
+  );
+  if (held && held.url === url) {
+    await sql.query(
+      `UPDATE webhook_endpoints SET disabled_at = NULL, disabled_reason = NULL, failing_since = NULL,
+         updated_at = now() WHERE org_id = $1 AND kind = $2`,
+      [orgId, kind],
+    );
+    return { url, secret: null };
+  }
+  const secret = generateWebhookSecret();
+  await sql.query(
+    `INSERT INTO webhook_endpoints (org_id, kind, url, secret) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (org_id, kind) DO UPDATE SET url = EXCLUDED.url, secret = EXCLUDED.secret,
+       previous_secret = NULL, previous_expires_at = NULL, disabled_at = NULL, disabled_reason = NULL,
+       failing_since = NULL, updated_at = now()`,
+    [orgId, kind, url, kek.seal(secret, webhookSecretAad(orgId, kind))],
+  );
+  return { url, secret };
+}
+
+/** Every endpoint's stored secrets, locked until commit (sealing, re-sealing under a new KEK). */
+export async function lockWebhookSecrets(
+  sql: Sql,
+): Promise<{ id: number; orgId: number; kind: string; secret: string; previousSecret: string | null }[]> {
+  const rows = await sql.query<{
+    id: string | number;
+    org_id: string | number;
+    kind: string;
+    secret: string;
+    previous_secret: string | null;
+  }>('SELECT id, org_id, kind, secret, previous_secret FROM webhook_endpoints ORDER BY id FOR UPDATE');
+  return rows.map((r) => ({
+    id: Number(r.id),
+    orgId: Number(r.org_id),
+    kind: r.kind,
+    secret: r.secret,
+    previousSecret: r.previous_secret,
+  }));
+}
+
+export async function updateWebhookSecrets(
+  sql: Sql,
+  id: number,
+  secret: string,
+  previousSecret: string | null,
+): Promise<void> {
+  await sql.query('UPDATE webhook_endpoints SET secret = $2, previous_secret = $3 WHERE id = $1', [
+    id,
+    secret,
+    previousSecret,
+  ]);
 }
 
 export async function listAdminEvents(sql: Sql, orgId: number) {

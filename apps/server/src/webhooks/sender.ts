@@ -1,6 +1,7 @@
 /**
- * One webhook attempt over HTTP(S): no redirects followed, a 15 s limit for the whole exchange,
- * at most 64 KiB of the response read, and the SSRF guard on every address dialled.
+ * One webhook attempt over HTTPS (plain HTTP only with WEBHOOK_ALLOW_PRIVATE=1): no redirects
+ * followed, a 15 s limit for the whole exchange, at most 64 KiB of the response read, and the SSRF
+ * guard on every address dialled.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
@@ -48,6 +49,22 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
   };
 }
 
+/**
+ * Why this webhook URL may not be used (null: it may): anything but `https://` is refused unless
+ * WEBHOOK_ALLOW_PRIVATE=1 (development and tests, where receivers are local `http://` servers).
+ */
+export function insecureWebhookUrl(url: string | URL, allowPrivate: boolean): string | null {
+  let target: URL;
+  try {
+    target = typeof url === 'string' ? new URL(url) : url;
+  } catch {
+    return 'invalid URL';
+  }
+  if (target.protocol === 'https:') return null;
+  if (target.protocol === 'http:' && allowPrivate) return null;
+  return 'blocked: webhook URLs must be https:// (http:// only with WEBHOOK_ALLOW_PRIVATE=1, for development)';
+}
+
 export async function sendWebhook(
   url: string,
   headers: Record<string, string>,
@@ -68,6 +85,9 @@ export async function sendWebhook(
     return done(null, 'invalid URL');
   }
   if (target.protocol !== 'http:' && target.protocol !== 'https:') return done(null, 'only http(s) URLs');
+  // Payloads carry donor data and gateway tokens: never over plain HTTP, except in development.
+  const insecure = insecureWebhookUrl(target, opts.allowPrivate);
+  if (insecure) return done(null, insecure);
   const host = target.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) && !opts.allowPrivate && !isPublicAddress(host)) {
     return done(null, `blocked: ${host} is not a public address`);

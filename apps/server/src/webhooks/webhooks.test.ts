@@ -39,9 +39,13 @@ describe.each(await testDatabases())('webhook delivery on %s', (kind) => {
       scheduleWebhook: `${rx.url}/schedule${path}`,
       voidWebhook: `${rx.url}/void${path}`,
     });
-    secrets = Object.fromEntries(
-      Object.entries(r.body.webhookSecrets).map(([k, v]) => [k, (v as { secret: string }).secret]),
-    );
+    // A new URL gets a new secret (shown once); the same URL again keeps the secret it has.
+    secrets = {
+      ...secrets,
+      ...Object.fromEntries(
+        Object.entries(r.body.webhookSecrets ?? {}).map(([k, v]) => [k, (v as { secret: string }).secret]),
+      ),
+    };
     rx.secrets = Object.values(secrets);
   }
   const pay = async (over: Record<string, unknown> = {}) =>
@@ -304,14 +308,16 @@ describe('SSRF guard', () => {
         await h.admin('POST', `/orgs/${h.org.orgGuid}/sources`, { name: 'K', kind: 'device', sandbox: true })
       ).body.sourceGuid;
       const host = rx.url.replace('127.0.0.1', 'localhost');
-      await h.admin('PATCH', `/orgs/${h.org.orgGuid}/settings`, { paymentWebhook: `${host}/p` });
+      // https:// (as required without WEBHOOK_ALLOW_PRIVATE): refused at the DNS answer, before connecting.
+      const secureHost = host.replace('http://', 'https://');
+      await h.admin('PATCH', `/orgs/${h.org.orgGuid}/settings`, { paymentWebhook: `${secureHost}/p` });
       await h.request('POST', '/v1/External/Charge', chargeBody(h), { authorization: device });
       const strict = webhookDispatcher(h.deps, { allowPrivate: false });
       await strict.drain();
       expect(rx.received).toHaveLength(0);
       const [d] = (await h.admin('GET', `/orgs/${h.org.orgGuid}/deliveries`)).body.deliveries;
       expect(d.lastError).toMatch(/^blocked: .*non-public address/);
-      await h.admin('PATCH', `/orgs/${h.org.orgGuid}/settings`, { paymentWebhook: `http://10.1.2.3/p` });
+      await h.admin('PATCH', `/orgs/${h.org.orgGuid}/settings`, { paymentWebhook: `https://10.1.2.3/p` });
       await h.request('POST', '/v1/External/Charge', chargeBody(h), { authorization: device });
       await strict.drain();
       const [d2] = (await h.admin('GET', `/orgs/${h.org.orgGuid}/deliveries`)).body.deliveries;
