@@ -64,8 +64,8 @@ interface AdminReply {
   webhookSecrets: { payment: { secret: string } };
 }
 
-const COUNT = Number(process.env.SYNC_FAULT_PAYMENTS ?? 5000);
-const KILLS = Number(process.env.SYNC_FAULT_KILLS ?? 20);
+const COUNT = Number(process.env.SYNC_FAULT_PAYMENTS ?? 3000);
+const KILLS = Number(process.env.SYNC_FAULT_KILLS ?? 16);
 
 describe.each(await testDatabases())('device sync exactly once under SIGKILL on %s', (kind) => {
   const dir = mkdtempSync(join(tmpdir(), 'kupah-sync-faults-'));
@@ -125,7 +125,7 @@ describe.each(await testDatabases())('device sync exactly once under SIGKILL on 
         RECOVERY_POLL_MS: '200',
       };
       server = await start(port, env);
-      const admin = adminClient(() => server!.url, ADMIN);
+      const admin = adminClient(() => server!.adminUrl, ADMIN);
       const org = await admin<AdminReply>('POST', '/orgs', { name: `Faults ${scenario}` });
       const settings = await admin<AdminReply>('PATCH', `/orgs/${org.orgGuid}/settings`, {
         paymentWebhook: `${receiver.url}/payment`,

@@ -22,13 +22,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Receiver, startReceiver } from '../../server/src/testing/receiver.ts';
 import {
   adminClient,
+  adminPortFor,
   restartablePort,
   type ServerProcess,
   startServerProcess,
 } from '../../server/src/testing/server-process.ts';
 
 const ADMIN = 'terminal-e2e-admin-token-0123456789';
-const DIST = fileURLToPath(new URL('../dist/renderer/', import.meta.url));
+// The test build (e2e/build-renderer.ts): the only one with the `window.__kupah` hook.
+const DIST = fileURLToPath(new URL('../dist/renderer-e2e/', import.meta.url));
 export const ARTIFACTS = fileURLToPath(new URL('./artifacts/', import.meta.url));
 const TYPES: Record<string, string> = {
   '.html': 'text/html',
@@ -86,7 +88,7 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the terminal in Chromi
     server = await startServerProcess(port, env);
     started.push(server);
   };
-  const admin = adminClient(() => `http://127.0.0.1:${port}`, ADMIN);
+  const admin = adminClient(() => `http://127.0.0.1:${adminPortFor(port)}`, ADMIN);
   const api = async (path: string, body: unknown) =>
     fetch(`http://127.0.0.1:${port}${path}`, {
       method: 'PUT',
@@ -166,7 +168,7 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the terminal in Chromi
       name: 'Lobby kiosk',
       sandbox: true,
     });
-    await page.goto(`${web.url}?e2e=1`);
+    await page.goto(web.url);
     await byTest('pairing-screen').waitFor();
     await byTest('pair-url').fill(`http://127.0.0.1:${port}`);
     await byTest('pair-code').fill('nope');

@@ -2,7 +2,8 @@
 /**
  * `npm run terminal`: starts the desktop terminal from the work tree. Builds what is missing
  * (the renderer, then main and preload; `--rebuild` builds all three again), then runs Electron
- * with apps/terminal as the app. Other arguments go to the app (`--kiosk`, `--devtools`).
+ * with apps/terminal as the app. Other arguments go to the app (`--kiosk`, `--devtools`: the
+ * developer switches work only here, from the work tree; a packaged build ignores them).
  *
  * The Electron binary is looked for before anything is built: the `electron` npm package only
  * knows where the binary would be (path.txt, written by its install script), and requiring it

@@ -15,9 +15,11 @@ describe('main log', () => {
     );
     log.error('renderer gone', { reason: 'oom' });
     log.info('started');
+    log.warn('switch ignored', { ignored: ['--devtools'] });
     expect(lines.map((l) => JSON.parse(l))).toEqual([
       { at: '2030-01-02T03:04:05.000Z', level: 'error', message: 'renderer gone', reason: 'oom' },
       { at: '2030-01-02T03:04:05.000Z', level: 'info', message: 'started' },
+      { at: '2030-01-02T03:04:05.000Z', level: 'warn', message: 'switch ignored', ignored: ['--devtools'] },
     ]);
     expect(lines.every((l) => l.endsWith('\n') && !l.slice(0, -1).includes('\n'))).toBe(true);
   });

@@ -8,6 +8,7 @@ export type LogFields = Record<string, unknown>;
 
 export interface MainLog {
   info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
   error(message: string, fields?: LogFields): void;
 }
 
@@ -15,7 +16,7 @@ export function createMainLog(
   sinks: Array<(line: string) => void>,
   now: () => Date = () => new Date(),
 ): MainLog {
-  const write = (level: 'info' | 'error', message: string, fields?: LogFields) => {
+  const write = (level: 'info' | 'warn' | 'error', message: string, fields?: LogFields) => {
     const line = `${JSON.stringify({ at: now().toISOString(), level, message, ...fields })}\n`;
     for (const sink of sinks) {
       try {
@@ -27,6 +28,7 @@ export function createMainLog(
   };
   return {
     info: (message, fields) => write('info', message, fields),
+    warn: (message, fields) => write('warn', message, fields),
     error: (message, fields) => write('error', message, fields),
   };
 }

@@ -20,8 +20,12 @@ const fake = await vi.hoisted(async () => {
     headerHook: null as HeaderHook | null,
     permissionHook: null as PermissionHook | null,
     menu: 'untouched' as unknown,
+    packaged: false,
   };
   class FakeApp extends EventEmitter {
+    get isPackaged() {
+      return state.packaged;
+    }
     requestSingleInstanceLock = () => state.locked;
     whenReady = () => Promise.resolve();
     getVersion = () => '9.8.7';
@@ -37,6 +41,7 @@ const fake = await vi.hoisted(async () => {
     openHandler: ((d: { url: string }) => unknown) | undefined;
     webContents = Object.assign(new EventEmitter(), {
       isDestroyed: () => false,
+      closeDevTools: vi.fn(),
       setWindowOpenHandler: (h: (d: { url: string }) => unknown) => {
         this.openHandler = h;
       },
@@ -85,6 +90,7 @@ async function startMain(args: string[] = []) {
   fake.state.logs = mkdtempSync(join(tmpdir(), 'kupah-main-'));
   fake.state.windows = [];
   fake.state.handlers.clear();
+  fake.state.menu = 'untouched';
   fake.module.app.removeAllListeners();
   process.argv = [...argv, ...args];
   const processHooks = new Map<string, (error: unknown) => void>();
@@ -95,7 +101,13 @@ async function startMain(args: string[] = []) {
   vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
   vi.resetModules();
   await import('./main.ts');
-  await vi.waitFor(() => expect(fake.state.windows.length + fake.module.app.quit.mock.calls.length).toBe(1));
+  await vi.waitFor(() =>
+    expect(
+      fake.state.windows.length +
+        fake.module.app.quit.mock.calls.length +
+        fake.module.app.exit.mock.calls.length,
+    ).toBe(1),
+  );
   return { processHooks };
 }
 
@@ -103,7 +115,10 @@ describe('main process wiring', () => {
   afterEach(() => {
     process.argv = argv;
     fake.state.locked = true;
+    fake.state.packaged = false;
+    delete process.env.KUPAH_RENDERER_URL;
     fake.module.app.quit.mockClear();
+    fake.module.app.exit.mockClear();
     vi.restoreAllMocks();
   });
 
@@ -178,5 +193,47 @@ describe('main process wiring', () => {
     await startMain();
     expect(fake.module.app.quit).toHaveBeenCalled();
     expect(fake.state.windows).toHaveLength(0);
+  });
+
+  it('from the work tree, --devtools gives developer tools and keeps the menu', async () => {
+    await startMain(['--devtools']);
+    expect(fake.state.windows[0]!.options.webPreferences?.devTools).toBe(true);
+    expect(fake.state.menu).toBe('untouched');
+  });
+
+  it('packaged: --devtools and KUPAH_RENDERER_URL are ignored (and logged), no developer tools anywhere', async () => {
+    fake.state.packaged = true;
+    process.env.KUPAH_RENDERER_URL = 'http://attacker.example:5173/';
+    await startMain(['--devtools']);
+    const [win] = fake.state.windows;
+    expect(win!.options.webPreferences?.devTools).toBe(false);
+    expect(win!.loaded[0]).toMatch(/renderer\/index\.html$/);
+    // No menu, so no Ctrl+Shift+I / F12 accelerators.
+    expect(fake.state.menu).toBeNull();
+    let headers: unknown;
+    fake.state.headerHook!({ resourceType: 'mainFrame' }, (r) => (headers = r));
+    expect(JSON.stringify(headers)).toContain("script-src 'self';");
+    // Should DevTools open anyway, they are closed at once.
+    win!.webContents.emit('devtools-opened');
+    expect(win!.webContents.closeDevTools).toHaveBeenCalled();
+    // The page the attacker named gets no answer from the bridge.
+    const stranger = { senderFrame: { url: 'http://attacker.example:5173/', parent: null } };
+    await expect(fake.state.handlers.get(BRIDGE_CHANNELS.revealSecret)!(stranger, 'x')).rejects.toThrow(
+      /own page/,
+    );
+    const log = readFileSync(join(fake.state.logs, 'main.log'), 'utf8');
+    expect(log).toContain('"level":"warn","message":"developer switches ignored: this is a packaged build"');
+    expect(log).toContain('"ignored":["KUPAH_RENDERER_URL","--devtools"]');
+  });
+
+  it('packaged: a remote debugging switch stops the terminal before any window or bridge exists', async () => {
+    fake.state.packaged = true;
+    await startMain(['--remote-debugging-port=9222']);
+    expect(fake.module.app.exit).toHaveBeenCalledWith(1);
+    expect(fake.state.windows).toHaveLength(0);
+    expect(fake.state.handlers.size).toBe(0);
+    expect(readFileSync(join(fake.state.logs, 'main.log'), 'utf8')).toContain(
+      '"refused":["remote-debugging-port"]',
+    );
   });
 });

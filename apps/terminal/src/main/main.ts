@@ -25,7 +25,8 @@ import { printWindowOptions, windowOptions } from './window-options.ts';
 /** The log file is rolled over at start once it passes this size (one old file is kept). */
 const LOG_ROLL_BYTES = 5 * 1024 * 1024;
 
-const options = launchOptions(process.argv, process.env);
+// A packaged terminal ignores the developer switches (see launch-options.ts).
+const options = launchOptions(process.argv, process.env, app.isPackaged);
 const paths = appPaths(import.meta.dirname);
 const target = appTarget(paths.rendererFile, options.rendererUrl);
 
@@ -48,7 +49,12 @@ process.on('unhandledRejection', (reason) =>
 
 let mainWindow: BrowserWindow | null = null;
 
-if (claimSingleInstance(app, () => mainWindow)) {
+if (options.refused.length > 0) {
+  // Chromium has already acted on these: quit before any window (and its bridge) exists.
+  logFile = openLogFile();
+  log.error('refused to start: unsafe switches on a packaged build', { refused: options.refused });
+  app.exit(1);
+} else if (claimSingleInstance(app, () => mainWindow)) {
   app.setAppUserModelId('org.kupah.terminal');
   app.on('window-all-closed', () => app.quit());
   app.on('child-process-gone', (_event, details) =>
@@ -71,6 +77,8 @@ if (claimSingleInstance(app, () => mainWindow)) {
 
 async function start(): Promise<void> {
   logFile = openLogFile();
+  if (options.ignored.length > 0)
+    log.warn('developer switches ignored: this is a packaged build', { ignored: options.ignored });
   installCsp(session.defaultSession.webRequest, cspHeader({ dev: options.rendererUrl !== null }));
   installPermissionPolicy(session.defaultSession);
   // No menu on a counter: no reload or developer tools shortcuts for passers-by.
@@ -120,6 +128,13 @@ function openMainWindow(osSecrets: boolean): BrowserWindow {
     },
     log: (message, fields) => log.error(message, fields),
   });
+  if (!options.devTools) {
+    // Belt and braces: the window was made without DevTools; should they open anyway, shut them.
+    win.webContents.on('devtools-opened', () => {
+      log.error('developer tools opened on a terminal without them: closed');
+      win.webContents.closeDevTools();
+    });
+  }
   win.webContents.on('unresponsive', () => log.error('renderer unresponsive'));
   win.webContents.on('responsive', () => note('renderer responsive again'));
   win.on('closed', () => {

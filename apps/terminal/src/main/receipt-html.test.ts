@@ -23,6 +23,18 @@ describe('receipt html', () => {
     expect(html).toContain("default-src 'none'");
   });
 
+  it('drops bidi override and isolate controls, so a name cannot reorder its line (marks stay)', () => {
+    const html = receiptHtml({
+      title: 'Beth \u202EIsrael',
+      lines: ['Donor: Dvora \u202E0001 \u2066x\u2069', 'כהן\u200F (Cohen)'],
+      direction: 'ltr',
+    });
+    expect(html).not.toMatch(/[\u202A-\u202E\u2066-\u2069]/);
+    expect(html).toContain('<p>Donor: Dvora 0001 x</p>');
+    expect(html).toContain('<h1>Beth Israel</h1>');
+    expect(html).toContain('<p>כהן\u200F (Cohen)</p>');
+  });
+
   it('travels as a data: URL', () => {
     const receipt: ReceiptPrint = { title: 'R', lines: ['100 USD'], direction: 'ltr' };
     const url = receiptDataUrl(receipt);

@@ -1,8 +1,9 @@
 /**
  * A receipt as a standalone HTML document for the hidden print window: text only, escaped,
- * sized for an 80 mm thermal roll, in the receipt's reading direction.
+ * sized for an 80 mm thermal roll, in the receipt's reading direction. Bidirectional override
+ * and isolate controls are dropped, so no name reorders the rest of its line.
  */
-import type { ReceiptPrint } from '@kupah/contracts';
+import { type ReceiptPrint, withoutBidiControls } from '@kupah/contracts';
 
 const ENTITIES: Record<string, string> = {
   '&': '&amp;',
@@ -21,13 +22,16 @@ const STYLE = [
   'p{margin:0;min-height:1.35em;white-space:pre-wrap;overflow-wrap:anywhere}',
 ].join('');
 
+/** A receipt's text as printed: escaped, in the order it was stored. */
+const printable = (text: string): string => escapeHtml(withoutBidiControls(text));
+
 export function receiptHtml(receipt: ReceiptPrint): string {
-  const lines = receipt.lines.map((line) => `<p>${escapeHtml(line)}</p>`).join('');
+  const lines = receipt.lines.map((line) => `<p>${printable(line)}</p>`).join('');
   return [
     `<!doctype html><html dir="${receipt.direction}"><head><meta charset="utf-8">`,
     `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
-    `<title>${escapeHtml(receipt.title)}</title><style>${STYLE}</style></head>`,
-    `<body><h1>${escapeHtml(receipt.title)}</h1>${lines}</body></html>`,
+    `<title>${printable(receipt.title)}</title><style>${STYLE}</style></head>`,
+    `<body><h1>${printable(receipt.title)}</h1>${lines}</body></html>`,
   ].join('');
 }
 

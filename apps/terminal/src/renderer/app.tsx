@@ -198,8 +198,9 @@ export function App() {
   }, [swipeActive]);
 
   const kiosk = local?.mode === 'kiosk';
+  // Settings too: a staff member who unlocked them and walked away leaves them to the next donor.
   const left = useKioskIdle(
-    kiosk && (screen !== 'amount' || draftBusy) && screen !== 'settings' && screen !== 'pairing',
+    kiosk && (screen !== 'amount' || draftBusy) && screen !== 'pairing',
     local?.kioskIdleSeconds ?? 60,
     startOver,
   );
@@ -225,7 +226,8 @@ export function App() {
       <a className="skip-link" href="#main">
         {t('app.skip')}
       </a>
-      <StatusBar collectorName={collector ? personName(collector, i18n.language) : null} />
+      {/* Donors at a kiosk never see the staff status (queue, totals, device): staff use the PIN. */}
+      {kiosk ? null : <StatusBar collectorName={collector ? personName(collector, i18n.language) : null} />}
       {settings ? (
         <nav className="nav" aria-label={t('nav.label')}>
           <button
@@ -253,7 +255,7 @@ export function App() {
             aria-current={screen === 'settings' ? 'page' : undefined}
             onClick={() => go('settings')}
           >
-            {t('nav.settings')}
+            {kiosk ? t('managerPin.staff') : t('nav.settings')}
           </button>
         </nav>
       ) : null}

@@ -12,9 +12,12 @@ import './styles.css';
 const bridge = getBridge();
 const data = createTerminalData({ bridge });
 
-// The end-to-end tests and the benchmark drive the data layer directly: outside production
-// builds, or with ?e2e=1 in the address.
-if (import.meta.env.MODE !== 'production' || new URLSearchParams(location.search).get('e2e') === '1') {
+// The end-to-end tests and the benchmark drive the data layer directly (discard, unpair, void
+// with no manager PIN), so it is exposed only by the dev server and by builds made for them
+// (`vite build --mode e2e`): `__KUPAH_TEST_HOOKS__` is a compile-time constant (vite.config.ts),
+// false in a production build, where this block is left out. Nothing at run time (no address,
+// no setting) can turn it on.
+if (__KUPAH_TEST_HOOKS__) {
   (window as unknown as { __kupah: unknown }).__kupah = { data, bridge };
 }
 

@@ -8,4 +8,9 @@ declare global {
   interface Window {
     readonly kupah?: TerminalBridge;
   }
+  /**
+   * Whether this build exposes the test hooks (`window.__kupah`): true for the dev server and
+   * `vite build --mode e2e`, false in production builds (vite.config.ts defines it).
+   */
+  const __KUPAH_TEST_HOOKS__: boolean;
 }

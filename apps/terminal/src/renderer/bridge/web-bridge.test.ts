@@ -106,6 +106,20 @@ describe('web bridge', () => {
     expect(document.querySelector('iframe')).toBeNull();
   });
 
+  it('prints no bidi override or isolate control, so a donor name cannot reorder its line', async () => {
+    const printed = capturePrints();
+    const spoof: ReceiptPrint = {
+      title: 'Beth \u202BIsrael',
+      lines: ['Donor: Dvora \u202E0001', '\u2067x\u2069 כהן\u200F'],
+      direction: 'ltr',
+    };
+    expect(await createWebBridge().printReceipt(spoof)).toEqual({ printed: true });
+    expect(printed[0]).toMatchObject({
+      title: 'Beth Israel',
+      lines: ['Donor: Dvora 0001', 'x כהן\u200F'],
+    });
+  });
+
   it('removes a frame the browser never reports back on', async () => {
     capturePrints();
     vi.useFakeTimers();

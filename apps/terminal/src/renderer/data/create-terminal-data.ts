@@ -8,12 +8,13 @@
  * loop is `../sync/`. This module wires them together and answers the contract.
  */
 import type { TerminalBridge } from '@kupah/contracts';
+import { checkManagerPin as checkPin, derivePinRecord } from '../components/manager-pin.ts';
 import { createDeviceApi } from '../sync/device-api.ts';
 import { defaultSyncLocks, type SyncLocks } from '../sync/sync-lock.ts';
 import { createSyncLoop, type OnlineEvents } from '../sync/sync-loop.ts';
 import { isBeingConfirmed } from './being-confirmed.ts';
 import { createDexieSyncStore } from './dexie-sync-store.ts';
-import { hashManagerPin, mergeLocalSettings, readLocalSettings } from './local-settings.ts';
+import { mergeLocalSettings, readLocalSettings } from './local-settings.ts';
 import { createOutboxChanges } from './outbox-changes.ts';
 import { asRecord, createOutboxEntry } from './outbox-entry.ts';
 import {
@@ -26,7 +27,7 @@ import {
   summarise,
   toItem,
 } from './outbox-repo.ts';
-import { type PairingChange, pairDevice, unpairDevice } from './pairing-service.ts';
+import { envelopeKeyGuard, type PairingChange, pairDevice, unpairDevice } from './pairing-service.ts';
 import { listCampaigns, listCollectors, listReasons, searchDonors } from './reference-repo.ts';
 import {
   type DonationEntry,
@@ -113,6 +114,7 @@ export function createTerminalData(options: TerminalDataOptions): TerminalDataIn
     maxPushesInFlight: options.pushesInFlight,
     maxBatchOperations: options.pushBatchSize,
     confirmRecheckMs: options.confirmRecheckMs,
+    keyGuard: envelopeKeyGuard(db),
   });
   const entry = createOutboxEntry({
     db,
@@ -213,11 +215,11 @@ export function createTerminalData(options: TerminalDataOptions): TerminalDataIn
     getLocalSettings,
     saveLocalSettings,
     async setManagerPin(pin) {
-      await saveLocalSettings({ managerPinHash: pin === null ? null : await hashManagerPin(pin) });
+      await saveLocalSettings({ managerPinHash: pin === null ? null : await derivePinRecord(pin) });
     },
     async checkManagerPin(pin) {
-      const { managerPinHash } = await getLocalSettings();
-      return managerPinHash === null || managerPinHash === (await hashManagerPin(pin));
+      // Counted against the lockout like every other try; no PIN set is not a right PIN.
+      return (await checkPin({ getLocalSettings, saveLocalSettings }, pin)).kind === 'ok';
     },
 
     // Outbox -------------------------------------------------------------------------------
@@ -237,7 +239,8 @@ export function createTerminalData(options: TerminalDataOptions): TerminalDataIn
       if (!(RETRYABLE_STATES as readonly OutboxState[]).includes(row.state)) {
         throw new OutboxRefusal('INVALID', `${row.localRef} is ${row.state}: there is nothing to retry`);
       }
-      if (row.sealed) {
+      // `kid` stays when the sealed box itself is deleted (an item's box goes once it is final).
+      if (row.kid) {
         const field = row.method === 'ACH' ? 'bankAccount.accountNum' : 'card.ccNum';
         throw new OutboxRefusal(
           'INVALID',

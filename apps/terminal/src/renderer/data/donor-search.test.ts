@@ -1,6 +1,12 @@
 import type { RefPerson } from '@kupah/contracts';
 import { describe, expect, it } from 'vitest';
-import { matchesAllWords, normaliseText, parseDonorQuery, personTokens } from './donor-search.ts';
+import {
+  contactQuery,
+  matchesAllWords,
+  normaliseText,
+  parseDonorQuery,
+  personTokens,
+} from './donor-search.ts';
 
 const person = (over: Partial<RefPerson>): RefPerson => ({
   accountNum: 'D-100',
@@ -41,19 +47,23 @@ describe('donor search tokens', () => {
     expect(finds(p, 'jose levi')).toBe(false);
   });
 
-  it('phones match by digits however they are typed, national forms and the local number too', () => {
-    const p = person({ phones: ['+972 52-123-4567', '(212) 555-0142'] });
-    expect(finds(p, '052-123')).toBe(true);
-    expect(finds(p, '972521234567')).toBe(true);
-    expect(finds(p, '212 555')).toBe(true);
-    expect(finds(p, '5550142')).toBe(true);
+  it('masked phones match by the last digits they show; contact details are no tokens', () => {
+    const p = person({ phones: ['••• ••• 4567', '••• ••• 0142'], emails: ['m•••@example.org'] });
+    expect(finds(p, '4567')).toBe(true);
+    expect(finds(p, '01')).toBe(true);
     expect(finds(p, '053')).toBe(false);
+    expect(personTokens(p).some((t) => t.includes('@') || t.includes('•'))).toBe(false);
   });
 
-  it('e-mail and account number match by prefix', () => {
-    const p = person({ accountNum: 'D-1042', emails: ['Moshe@Example.org'] });
-    expect(finds(p, 'moshe@ex')).toBe(true);
+  it('account number matches by prefix; whole phone numbers and e-mails are contact queries', () => {
+    const p = person({ accountNum: 'D-1042' });
     expect(finds(p, 'd-10')).toBe(true);
     expect(parseDonorQuery('   ')).toBeNull();
+    expect(contactQuery('052-123 4567')).toEqual({ kind: 'phone', input: 'phone:0521234567' });
+    expect(contactQuery('+972 52 123 4567')).toEqual({ kind: 'phone', input: 'phone:0521234567' });
+    expect(contactQuery(' Moshe@Example.ORG')).toEqual({ kind: 'email', input: 'email:moshe@example.org' });
+    expect(contactQuery('555')).toBeNull();
+    expect(contactQuery('D1')).toBeNull();
+    expect(contactQuery('moshe@')).toBeNull();
   });
 });

@@ -1,12 +1,16 @@
 /**
  * Offline donor search: each donor is stored with a list of search tokens (one multi-entry
  * IndexedDB index), and a query is answered by a prefix range on that index. Tokens are the
- * lowercased words of the names (English and Hebrew), the phone numbers as digits, the e-mail
- * addresses and the account number. The same normalisation is applied to tokens and queries, so
+ * lowercased words of the names (English and Hebrew), the account number and the last digits a
+ * masked phone number shows. The same normalisation is applied to tokens and queries, so
  * "cohen", "Cohen" and "COHEN" meet, and a Hebrew name typed with or without niqqud, or with a
  * final letter in the middle of a word (common while still typing), still matches.
+ *
+ * Devices never hold a donor's phone numbers or e-mail addresses, only masked forms and keyed
+ * hashes (`contactHashes`, HMAC-SHA-256 under the organisation's contact key): a whole phone
+ * number or e-mail address typed exactly is looked up by its hash ({@link contactQuery}).
  */
-import type { RefPerson } from '@kupah/contracts';
+import { contactHashInput, type RefPerson } from '@kupah/contracts';
 
 /** Hebrew points and cantillation marks (niqqud, teamim): not part of the letters people type. */
 const HEBREW_MARKS = /[\u0591-\u05C7]/g;
@@ -36,19 +40,10 @@ function nameWords(value: string | null): string[] {
 
 const digitsOf = (value: string): string => value.replace(/\D/g, '');
 
-/**
- * Phone tokens: the digits as stored, plus the forms people type: the national number for
- * Israeli (+972 → 0…) and North American (+1 → 10 digits) numbers, and the local number without
- * its area code (the last 7 digits).
- */
-function phoneTokens(phone: string): string[] {
+/** The digits a masked phone number shows (its last four): what a cashier may search by. */
+function maskedPhoneTokens(phone: string): string[] {
   const digits = digitsOf(phone);
-  if (digits.length < 3) return [];
-  const out = [digits];
-  if (digits.startsWith('972') && digits.length >= 11) out.push(`0${digits.slice(3)}`);
-  if (digits.startsWith('1') && digits.length === 11) out.push(digits.slice(1));
-  if (digits.length >= 10) out.push(digits.slice(-7));
-  return out;
+  return digits.length >= 3 ? [digits.slice(-4)] : [];
 }
 
 /** Every search token of a person (deduplicated). */
@@ -63,11 +58,7 @@ export function personTokens(person: RefPerson): string[] {
   ]) {
     for (const w of nameWords(name)) tokens.add(w);
   }
-  for (const phone of person.phones) for (const t of phoneTokens(phone)) tokens.add(t);
-  for (const email of person.emails) {
-    const e = email.trim().toLowerCase();
-    if (e !== '') tokens.add(e);
-  }
+  for (const phone of person.phones) for (const t of maskedPhoneTokens(phone)) tokens.add(t);
   const account = person.accountNum.trim().toLowerCase();
   if (account !== '') tokens.add(account);
   return [...tokens];
@@ -102,4 +93,50 @@ export function parseDonorQuery(query: string): DonorQuery | null {
 /** True when every query word is a prefix of one of the tokens. */
 export function matchesAllWords(tokens: readonly string[], words: readonly string[]): boolean {
   return words.every((w) => tokens.some((t) => t.startsWith(w)));
+}
+
+/** A query that is a whole phone number or e-mail address: what its keyed hash is made of. */
+export interface ContactQuery {
+  kind: 'phone' | 'email';
+  /** The normalised value as hashed (`phone:0521234567`, `email:d@example.com`). */
+  input: string;
+}
+
+/**
+ * The query as a whole phone number (7 digits or more, with phone punctuation only) or e-mail
+ * address (`x@y`), else null. Such a query is answered by its keyed hash only, never by prefix.
+ */
+export function contactQuery(query: string): ContactQuery | null {
+  const trimmed = query.trim();
+  if (trimmed.includes('@')) {
+    const input = contactHashInput('email', trimmed);
+    return input === null ? null : { kind: 'email', input };
+  }
+  if (!/^[\d\s()+.-]+$/.test(trimmed)) return null;
+  const input = contactHashInput('phone', trimmed);
+  return input === null ? null : { kind: 'phone', input };
+}
+
+const keyCache = new Map<string, Promise<CryptoKey>>();
+
+function hmacKey(contactKey: string): Promise<CryptoKey> {
+  let key = keyCache.get(contactKey);
+  if (!key) {
+    const b64 = contactKey.replace(/-/g, '+').replace(/_/g, '/');
+    const raw = Uint8Array.from(atob(b64.padEnd(Math.ceil(b64.length / 4) * 4, '=')), (c) => c.charCodeAt(0));
+    key = crypto.subtle.importKey('raw', raw, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    keyCache.clear();
+    keyCache.set(contactKey, key);
+  }
+  return key;
+}
+
+/** HMAC-SHA-256 (hex) of a contact query under the organisation's contact key (base64url). */
+export async function contactHash(contactKey: string, contact: ContactQuery): Promise<string> {
+  const mac = await crypto.subtle.sign(
+    'HMAC',
+    await hmacKey(contactKey),
+    new TextEncoder().encode(contact.input),
+  );
+  return Array.from(new Uint8Array(mac), (b) => b.toString(16).padStart(2, '0')).join('');
 }

@@ -3,6 +3,7 @@
  * the server). Stored in the key-value table; what was never set reads as the default.
  */
 import { z } from 'zod';
+import { PIN_RECORD_PATTERN } from '../components/manager-pin.ts';
 import type { LocalSettings } from './terminal-data.ts';
 import { readKv, type TerminalDatabase } from './terminal-database.ts';
 
@@ -29,9 +30,17 @@ const localSettingsPatch = z
     collectorAccountNum: z.string().max(64).nullable(),
     managerPinHash: z
       .string()
-      .regex(/^[0-9a-f]{64}$/, 'must be a SHA-256 hex digest')
+      .regex(PIN_RECORD_PATTERN, 'must be a PBKDF2 record (or a SHA-256 hex digest of an older version)')
       .nullable(),
     kioskIdleSeconds: z.number().int().min(10).max(3600),
+    /** Wrong manager PIN tries and lockouts (see `components/manager-pin.ts`). */
+    pinLock: z
+      .object({
+        failures: z.number().int().min(0).max(1000),
+        lockouts: z.number().int().min(0).max(1000),
+        lockedUntil: z.iso.datetime().nullable(),
+      })
+      .nullable(),
   })
   .partial();
 
@@ -59,13 +68,14 @@ export function mergeLocalSettings(current: LocalSettings, patch: Partial<LocalS
       })),
     );
   }
-  return withDefaults({ ...current, ...parsed.data });
-}
-
-/** SHA-256 (hex) of a manager PIN, as `LocalSettings.managerPinHash` holds it. */
-export async function hashManagerPin(pin: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(pin));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+  const merged = withDefaults({ ...current, ...parsed.data });
+  // Donors use a kiosk on their own: without a manager PIN, anyone could open its settings.
+  if (merged.mode === 'kiosk' && !merged.managerPinHash && ('mode' in patch || 'managerPinHash' in patch)) {
+    throw new LocalSettingsInvalid([
+      { field: 'mode', message: 'kiosk mode needs a manager PIN: set one first' },
+    ]);
+  }
+  return merged;
 }
 
 /** This device's settings as stored, with the defaults for what was never set. */

@@ -9,7 +9,7 @@ import {
   type EnvelopeKey,
   issuesToFields,
   saveDonorRequest,
-  sealAad,
+  sealAadV2,
   type TerminalBridge,
   voidRequest,
 } from '@kupah/contracts';
@@ -152,8 +152,13 @@ export function createOutboxEntry(deps: OutboxEntryDeps): OutboxEntry {
     }
 
     const { clear, secrets } = splitSecrets(request);
+    // The box is bound to every clear field the item is sent with (amount, currency, donor,
+    // collector, schedule, time, offline, …): the server opens it only with those very fields.
     const sealed = secrets
-      ? await sealerFor(pairing.encryptionKey).seal(secrets, sealAad(pairing.deviceId, opId))
+      ? await sealerFor(pairing.encryptionKey).seal(
+          secrets,
+          sealAadV2(pairing.deviceId, { opId, kind, deviceCreatedDate: createdAt, offline, request: clear }),
+        )
       : null;
     const prefix = localRefPrefix(info.deviceName ?? pairing.settings.deviceName);
     const donor = asRecord(request.donor);
@@ -199,6 +204,7 @@ export function createOutboxEntry(deps: OutboxEntryDeps): OutboxEntry {
           seq,
           deviceId: pairing.deviceId,
           sealed,
+          offline,
         } satisfies OutboxRow;
       },
       replacing?.id,

@@ -8,7 +8,8 @@
  * discarded (by the cashier) are set on the device. A final state is never left again: a late or
  * duplicate answer for a final item changes nothing. A queued item whose answer was "outcome not
  * known yet" is being confirmed (`being-confirmed.ts`): asked about again at a slower pace, until
- * the server answers its outcome.
+ * the server answers its outcome. Every transition into a final state deletes the item's sealed
+ * card or bank data in the same transaction (no CVV is kept after the answer, not even sealed).
  */
 import type { Currency, EnvelopeKey, OpResult } from '@kupah/contracts';
 import Dexie from 'dexie';
@@ -35,8 +36,21 @@ export const EXPIRING_SOON_MS = 12 * 3_600_000;
 
 /** The item as the UI sees it (no seal, no internal bookkeeping). */
 export function toItem(row: OutboxRow): OutboxItem {
-  const { seq: _seq, deviceId: _deviceId, sealed: _sealed, ...item } = row;
+  const { seq: _seq, deviceId: _deviceId, sealed: _sealed, offline: _offline, ...item } = row;
   return item;
+}
+
+/**
+ * What an item entering a final state loses: its sealed card or bank data. Nothing sends a final
+ * item again, and no card number or CVV is kept after the answer (PCI DSS), not even sealed. For
+ * `Table.update`, an undefined property is deleted from the stored row.
+ */
+const DROP_SEALED = { sealed: undefined } as const;
+
+/** The row as it is stored once final: the same, without its sealed data. */
+function withoutSealed(row: OutboxRow): OutboxRow {
+  const { sealed: _sealed, ...rest } = row;
+  return rest;
 }
 
 const stateRange = (state: OutboxState) =>
@@ -79,6 +93,7 @@ export async function insertItem(
         await db.outbox.update(replacing, {
           state: 'discarded',
           discardReason: `retried as ${built.localRef}`,
+          ...DROP_SEALED,
         });
       }
       await writeKv(db, 'outboxSeq', seq);
@@ -184,6 +199,7 @@ export async function expireDue(db: TerminalDatabase, now: Date): Promise<number
           errorCode: 'OFFLINE_EXPIRED',
           message: `Not forwarded before ${row.expiresAt}: not charged. Take the donation again.`,
         },
+        ...DROP_SEALED,
       });
     }
     await writeKv(db, 'unsentTotalMinor', sumAmounts(await unsentRows(db)));
@@ -211,7 +227,8 @@ function operationOf(row: OutboxRow): ClaimedOperation {
       kind: row.kind,
       deviceCreatedDate: row.createdAt,
       request: row.request,
-      sealed: row.sealed,
+      ...(row.offline !== undefined ? { offline: row.offline } : {}),
+      sealed: row.sealed ?? null,
     },
     amountMinor: row.amountMinor,
     kid: row.kid,
@@ -300,8 +317,10 @@ export async function applyResults(
         // Unknown, or already final (another tab, a replay): a final state is never left.
         if (!row || isFinal(row.state)) return;
         const next: OutboxRow = { ...row, ...answered(row, r) };
-        if (isFinal(next.state)) settled += row.amountMinor;
-        updates.push(next);
+        if (isFinal(next.state)) {
+          settled += row.amountMinor;
+          updates.push(withoutSealed(next));
+        } else updates.push(next);
       });
       await db.outbox.bulkPut(updates);
       return -settled;
@@ -334,7 +353,7 @@ export async function failItems(
       for (const f of failures) {
         const row = await db.outbox.get(f.opId);
         if (!row || isFinal(row.state)) continue;
-        await db.outbox.update(f.opId, { state: 'error', error: f.error });
+        await db.outbox.update(f.opId, { state: 'error', error: f.error, ...DROP_SEALED });
         settled += row.amountMinor;
       }
       return -settled;
@@ -374,8 +393,19 @@ function discardRefusal(row: OutboxRow): string | null {
 }
 
 /**
+ * Who discarded an item and when, kept on the row with its `discardReason` (the queue shows it).
+ * The device has no staff accounts: `discardedBy` says how it was authorised.
+ */
+export interface DiscardRecord {
+  /** ISO, the device's clock. */
+  discardedAt: string;
+  discardedBy: 'manager-pin';
+}
+
+/**
  * Marks an item `discarded` by the cashier: only an item never forwarded, or one the server
  * refused for good (declined, error) or that expired. Never one that was or may have been charged.
+ * The queue asks for the manager PIN first; the row keeps who, when and why.
  */
 export async function discardItem(db: TerminalDatabase, id: string, reason: string): Promise<OutboxRow> {
   return db.transaction('rw', db.outbox, db.kv, async () => {
@@ -383,7 +413,8 @@ export async function discardItem(db: TerminalDatabase, id: string, reason: stri
     if (!row) throw new DiscardRefused(`No outbox item ${id}`);
     const refusal = discardRefusal(row);
     if (refusal) throw new DiscardRefused(refusal);
-    const updated: OutboxRow = { ...row, state: 'discarded', discardReason: reason };
+    const record: DiscardRecord = { discardedAt: new Date().toISOString(), discardedBy: 'manager-pin' };
+    const updated = withoutSealed({ ...row, state: 'discarded', discardReason: reason, ...record });
     await changingUnsent(db, async () => {
       await db.outbox.put(updated);
       return row.state === 'queued' ? -row.amountMinor : 0;
@@ -404,7 +435,7 @@ export async function failUnsendable(
   return db.transaction('rw', db.outbox, db.kv, async () => {
     const orphans = (await unsentRows(db)).filter((r) => r.deviceId !== keepDeviceId);
     await changingUnsent(db, async () => {
-      for (const row of orphans) await db.outbox.update(row.id, { state: 'error', error });
+      for (const row of orphans) await db.outbox.update(row.id, { state: 'error', error, ...DROP_SEALED });
       return -sumAmounts(orphans);
     });
     return orphans.length;

@@ -4,7 +4,14 @@
  * crash never leaves a cursor ahead of the data it stands for.
  */
 import type { PullResponse, RefCampaign, RefPerson, RefReason } from '@kupah/contracts';
-import { matchesAllWords, parseDonorQuery, personTokens } from './donor-search.ts';
+import {
+  type ContactQuery,
+  contactHash,
+  contactQuery,
+  matchesAllWords,
+  parseDonorQuery,
+  personTokens,
+} from './donor-search.ts';
 import { type DonorRow, readKv, type TerminalDatabase, writeKv } from './terminal-database.ts';
 
 /** Upserts a page's records (by number / account number) and moves the cursor. */
@@ -16,6 +23,7 @@ export async function applyPullPage(db: TerminalDatabase, page: PullResponse): P
     if (page.donors.length > 0) {
       await db.donors.bulkPut(page.donors.map((d): DonorRow => ({ ...d, tokens: personTokens(d) })));
     }
+    if (page.contactKey) await writeKv(db, 'contactKey', page.contactKey);
     await writeKv(db, 'pullCursor', page.cursor);
     const pairing = await readKv(db, 'pairing');
     if (pairing) {
@@ -31,16 +39,25 @@ export async function applyPullPage(db: TerminalDatabase, page: PullResponse): P
 export async function clearReferenceData(db: TerminalDatabase): Promise<void> {
   await db.transaction('rw', [db.campaigns, db.reasons, db.collectors, db.donors, db.kv], async () => {
     await Promise.all([db.campaigns.clear(), db.reasons.clear(), db.collectors.clear(), db.donors.clear()]);
-    await db.kv.delete('pullCursor');
+    await db.kv.bulkDelete(['pullCursor', 'contactKey']);
   });
 }
 
 const withoutTokens = ({ tokens: _tokens, ...person }: DonorRow): RefPerson => person;
 
-/** Prefix search over names (English, Hebrew), phone digits, e-mail and account number. */
+/**
+ * Donor search. A whole phone number or e-mail address is looked up by its keyed hash only (the
+ * device holds no contact details in clear); anything else is a prefix search over names
+ * (English, Hebrew), the account number and the last digits of masked phone numbers. A partial
+ * e-mail address finds nothing.
+ */
 export async function searchDonors(db: TerminalDatabase, query: string, limit: number): Promise<RefPerson[]> {
+  if (limit <= 0) return [];
+  const contact = contactQuery(query);
+  if (contact) return findByContact(db, contact, limit);
+  if (query.includes('@')) return [];
   const q = parseDonorQuery(query);
-  if (!q || limit <= 0) return [];
+  if (!q) return [];
   const rows = await db.donors
     .where('tokens')
     .startsWith(q.indexWord)
@@ -48,6 +65,19 @@ export async function searchDonors(db: TerminalDatabase, query: string, limit: n
     .filter((d) => matchesAllWords(d.tokens, q.words))
     .limit(limit)
     .toArray();
+  return rows.map(withoutTokens);
+}
+
+/** Donors with this exact phone number or e-mail address (by keyed hash); none without a key. */
+export async function findByContact(
+  db: TerminalDatabase,
+  contact: ContactQuery,
+  limit: number,
+): Promise<RefPerson[]> {
+  const key = await readKv(db, 'contactKey');
+  if (!key) return [];
+  const hash = await contactHash(key, contact);
+  const rows = await db.donors.where('contactHashes').equals(hash).limit(limit).toArray();
   return rows.map(withoutTokens);
 }
 

@@ -2,9 +2,10 @@ import { sealAad } from '@kupah/contracts';
 import { createOpener, generateEnvelopeKeyPair } from '@kupah/envelope';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterEach, describe, expect, it } from 'vitest';
+import { verifyPinRecord } from '../components/manager-pin.ts';
 import { createFakeDeviceServer, TEST_CREDENTIAL } from '../sync/fake-device-server.ts';
 import { createTerminalData } from './create-terminal-data.ts';
-import { hashManagerPin } from './local-settings.ts';
+import { contactHash, contactQuery } from './donor-search.ts';
 import { OutboxRefusal, PairingError } from './terminal-data.ts';
 import { readKv, TerminalDatabase } from './terminal-database.ts';
 import {
@@ -406,9 +407,11 @@ describe('local settings', () => {
         mode: 'cashier',
       });
       await expect(data.saveLocalSettings({ kioskIdleSeconds: -1 })).rejects.toThrow(/kioskIdleSeconds/);
-      expect(await data.checkManagerPin('1234')).toBe(true);
+      expect(await data.checkManagerPin('1234')).toBe(false);
       await data.setManagerPin('2580');
-      expect((await data.getLocalSettings()).managerPinHash).toBe(await hashManagerPin('2580'));
+      const stored = (await data.getLocalSettings()).managerPinHash!;
+      expect(stored).toMatch(/^pbkdf2-sha256\$/);
+      expect((await verifyPinRecord('2580', stored)).ok).toBe(true);
       expect(await data.checkManagerPin('1234')).toBe(false);
       expect(await data.checkManagerPin('2580')).toBe(true);
     } finally {
@@ -418,8 +421,11 @@ describe('local settings', () => {
 });
 
 describe('donor search (offline cache)', () => {
-  it('finds donors by Hebrew name, English name, phone, e-mail and account number', async () => {
+  it('finds donors by Hebrew name, English name, account number, last digits, and a whole phone or e-mail by its hash only', async () => {
     const server = await createFakeDeviceServer();
+    server.contactKey = 'k'.repeat(43);
+    const hashes = async (...contacts: string[]) =>
+      Promise.all(contacts.map((c) => contactHash(server.contactKey!, contactQuery(c)!)));
     const person = (accountNum: string, over: object) => ({
       accountNum,
       title: null,
@@ -431,21 +437,29 @@ describe('donor search (offline cache)', () => {
       emails: [],
       ...over,
     });
+    // What a real server sends: masked contacts and their keyed hashes, never the values.
     server.reference.donors = [
       person('D-1', {
         firstName: 'Avraham',
         lastName: 'Cohen',
         firstNameHebrew: 'אברהם',
         lastNameHebrew: 'כהן',
-        phones: ['+972-52-123-4567'],
+        phones: ['••• ••• 4567'],
+        contactHashes: await hashes('+972-52-123-4567'),
       }),
       person('D-2', {
         firstName: 'Sara',
         lastName: 'Levi',
         lastNameHebrew: 'לוי',
-        emails: ['sara@example.org'],
+        emails: ['s•••@example.org'],
+        contactHashes: await hashes('sara@example.org'),
       }),
-      person('D-3', { firstName: 'Yitzchak', lastName: 'Cohen', phones: ['(212) 555-0142'] }),
+      person('D-3', {
+        firstName: 'Yitzchak',
+        lastName: 'Cohen',
+        phones: ['••• ••• 0142'],
+        contactHashes: await hashes('(212) 555-0142'),
+      }),
     ];
     server.pages = 2;
     const t = await terminal({ server });
@@ -455,9 +469,13 @@ describe('donor search (offline cache)', () => {
     expect(await accounts('אבר')).toEqual(['D-1']);
     expect(await accounts('cohen')).toEqual(['D-1', 'D-3']);
     expect(await accounts('coh yit')).toEqual(['D-3']);
-    expect(await accounts('052-1234')).toEqual(['D-1']);
-    expect(await accounts('212555')).toEqual(['D-3']);
-    expect(await accounts('sara@')).toEqual(['D-2']);
+    expect(await accounts('4567')).toEqual(['D-1']);
+    expect(await accounts('052-123-4567')).toEqual(['D-1']);
+    expect(await accounts('+1 212 555 0142')).toEqual(['D-3']);
+    expect(await accounts('SARA@example.org')).toEqual(['D-2']);
+    // A fragment of a phone number or e-mail address finds nothing: no contact is held in clear.
+    expect(await accounts('052-1234')).toEqual([]);
+    expect(await accounts('sara@')).toEqual([]);
     expect(await accounts('d-2')).toEqual(['D-2']);
     expect(await t.data.searchDonors('cohen', 1)).toHaveLength(1);
     expect((await t.data.searchDonors('levi'))[0]).not.toHaveProperty('tokens');

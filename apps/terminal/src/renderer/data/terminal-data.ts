@@ -168,9 +168,9 @@ export interface TerminalData {
   // Local settings
   getLocalSettings(): Promise<LocalSettings>;
   saveLocalSettings(patch: Partial<LocalSettings>): Promise<LocalSettings>;
-  /** Stores the SHA-256 of a new manager PIN (null clears it). */
+  /** Stores a PBKDF2 record of a new manager PIN (null clears it). */
   setManagerPin?(pin: string | null): Promise<void>;
-  /** True when `pin` is the manager PIN (or none is set). */
+  /** True when `pin` is the manager PIN; false when it is wrong, none is set, or tries are locked out. */
   checkManagerPin?(pin: string): Promise<boolean>;
 
   // Outbox

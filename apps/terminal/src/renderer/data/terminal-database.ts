@@ -14,11 +14,20 @@ export interface OutboxRow extends OutboxItem {
   seq: number;
   /** The device the item was taken on: a re-paired device never sends an old pairing's items. */
   deviceId: string;
-  /** Card or bank fields sealed under the server's key; null when the request has none. */
-  sealed: SealedBox | null;
+  /**
+   * Card or bank fields sealed under the server's key; null when the request has none. Deleted
+   * (absent) once the item is final: nothing sends it any more, and no card number or CVV is
+   * kept after the answer (PCI DSS), not even sealed.
+   */
+  sealed?: SealedBox | null;
+  /** Taken while the terminal was offline (its offline limits applied); sent with the item. */
+  offline?: boolean;
 }
 
-/** A donor with its search tokens (multi-entry index): name words, phone digits, e-mail, account. */
+/**
+ * A donor with its search tokens (multi-entry index): name words, account, the last digits of
+ * masked phones. Contact details are only masked and keyed-hashed (`contactHashes`, indexed).
+ */
 export interface DonorRow extends RefPerson {
   tokens: string[];
 }
@@ -55,7 +64,14 @@ export interface KvValues {
   unsentTotalMinor: number;
   /** Set when the server answered DEVICE_REVOKED; cleared by pairing again. */
   revoked: { at: string; message: string };
+  /**
+   * The server's signing key, pinned when the device was paired (of that pairing's device): an
+   * envelope key is adopted only when it verifies under it (`data/pairing-service.ts`).
+   */
+  signingKey: { deviceId: string; jwk: { kty: 'EC'; crv: 'P-256'; x: string; y: string } };
   syncState: StoredSyncState;
+  /** The organisation's contact key (base64url, from the pull): the HMAC key of `contactHashes`. */
+  contactKey: string;
 }
 export type KvKey = keyof KvValues;
 
@@ -68,6 +84,17 @@ export interface DatabaseDeps {
   indexedDB?: IDBFactory;
   IDBKeyRange?: typeof IDBKeyRange;
 }
+
+/** The first schema (Dexie version 1): what earlier versions of the terminal created. */
+export const SCHEMA_V1 = {
+  // [state+seq]: the sync loop's "oldest queued first" and the queue screen's lists per state.
+  outbox: 'id, state, createdAt, expiresAt, seq, [state+seq]',
+  campaigns: 'campaignNum',
+  reasons: 'reasonNum, campaignNum',
+  collectors: 'accountNum',
+  donors: 'accountNum, *tokens',
+  kv: 'key',
+} as const;
 
 export class TerminalDatabase extends Dexie {
   outbox!: Table<OutboxRow, string>;
@@ -82,15 +109,29 @@ export class TerminalDatabase extends Dexie {
       ...(deps.indexedDB ? { indexedDB: deps.indexedDB } : {}),
       ...(deps.IDBKeyRange ? { IDBKeyRange: deps.IDBKeyRange } : {}),
     });
-    this.version(1).stores({
-      // [state+seq]: the sync loop's "oldest queued first" and the queue screen's lists per state.
-      outbox: 'id, state, createdAt, expiresAt, seq, [state+seq]',
-      campaigns: 'campaignNum',
-      reasons: 'reasonNum, campaignNum',
-      collectors: 'accountNum',
-      donors: 'accountNum, *tokens',
-      kv: 'key',
-    });
+    this.version(1).stores(SCHEMA_V1);
+    // 2: donors and collectors arrive with contact details masked plus keyed hashes (indexed, to
+    // find a donor by an exact phone number or e-mail address). Rows pulled before held phone
+    // numbers and e-mail addresses in clear: they are dropped and pulled again from the start.
+    this.version(2)
+      .stores({ donors: 'accountNum, *tokens, *contactHashes' })
+      .upgrade(async (tx) => {
+        await tx.table('donors').clear();
+        await tx.table('collectors').clear();
+        await tx.table('kv').delete('pullCursor');
+      });
+    // 3: final items (done, declined, error, expired, discarded) no longer keep their sealed card
+    // or bank data; rows written before keep it in every state: it is deleted here.
+    this.version(3)
+      .stores({})
+      .upgrade(async (tx) => {
+        await tx
+          .table('outbox')
+          .toCollection()
+          .modify((row: Partial<OutboxRow>) => {
+            if (row.state !== 'queued' && row.state !== 'sending' && 'sealed' in row) delete row.sealed;
+          });
+      });
   }
 }
 

@@ -46,6 +46,7 @@ export const en = {
     working: 'Pairing…',
     badUrl: 'Enter an address such as https://donations.example.org',
     badCode: 'Enter the 8-character code, e.g. K7QF-3MZP',
+    insecureUrl: 'Use an https:// address: plain http:// is allowed only to this computer (localhost)',
     errors: {
       codeRefused: 'The server refused this code: it is wrong, used or expired. Ask for a new one.',
       unreachable: 'The server cannot be reached at this address. Check it and the network.',
@@ -383,6 +384,27 @@ export const en = {
     tap: 'Choose an amount',
     idle: 'Starting over in {{seconds}} s — touch the screen to continue',
     continue: 'Continue',
+  },
+  managerPin: {
+    wrong: 'Wrong PIN: {{count}} tries left before it is locked',
+    locked: 'Too many wrong PINs: locked, try again in {{minutes}} min',
+    noPin: 'No manager PIN is set: set one in Settings first.',
+    staff: 'Staff',
+    staffPrompt: 'Staff only: enter the manager PIN',
+    queueLocked: 'The queue is for staff: enter the manager PIN.',
+    kioskNeedsPin: 'Kiosk mode needs a manager PIN: set one here first.',
+    kioskConfirm: 'Manager PIN, to turn kiosk mode on',
+    kioskConfirmWrong: 'Type the manager PIN to turn kiosk mode on',
+    kioskNoPinSet: 'This kiosk has no manager PIN: set one now, or anyone can change these settings.',
+    discardBy: 'Discarded {{when}} with the manager PIN: {{reason}}',
+  },
+  kioskDonor: {
+    identify: 'Your phone number or e-mail address (optional)',
+    identifyHint: 'Type it in full to add this donation to your record.',
+    find: 'Find me',
+    found: 'Welcome, {{name}}',
+    notFound: 'Not found: continue anonymously, or as a new donor.',
+    notMe: 'Not me',
   },
 } as const;
 

@@ -137,7 +137,7 @@ export function DetailsScreen() {
   };
 
   return (
-    <form className="screen" data-testid="details-screen" onSubmit={submit} noValidate>
+    <form className="screen" data-testid="details-screen" onSubmit={submit} noValidate autoComplete="off">
       <h1 tabIndex={-1}>{t('details.title')}</h1>
       <div className="row">
         <label className="inline">

@@ -1,18 +1,26 @@
-/** Donor: search the offline cache, create one quickly (English or Hebrew names), or anonymous. */
+/**
+ * Donor: search the offline cache, create one quickly (English or Hebrew names), or anonymous.
+ * At a kiosk there is no search: a donor may only identify themselves by typing their whole phone
+ * number or e-mail address (matched by keyed hash), and then sees only their own name.
+ */
 import type { RefPerson } from '@kupah/contracts';
 import { type FormEvent, type KeyboardEvent, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app-context.ts';
 import { Field, GroupError } from '../components/field.tsx';
+import { contactQuery } from '../data/donor-search.ts';
 import { donorErrors } from '../forms/validate.ts';
 import { emptyDonor, useTerminal } from '../store/terminal-store.ts';
 
-/** A person's name in the current language when there is one (else the other, else the account). */
-export const personName = (p: RefPerson, lang: string): string => {
+/** The name only (never the account number): what a kiosk shows a donor who identified. */
+export const nameOnly = (p: RefPerson, lang: string): string => {
   const he = [p.firstNameHebrew, p.lastNameHebrew].filter(Boolean).join(' ');
   const en = [p.firstName, p.lastName].filter(Boolean).join(' ');
-  return (lang === 'he' ? he || en : en || he) || p.accountNum;
+  return lang === 'he' ? he || en : en || he;
 };
+
+/** A person's name in the current language when there is one (else the other, else the account). */
+export const personName = (p: RefPerson, lang: string): string => nameOnly(p, lang) || p.accountNum;
 
 const SEARCH_DELAY_MS = 120;
 
@@ -21,6 +29,7 @@ export function DonorScreen() {
   const lang = i18n.language;
   const { data } = useServices();
   const donor = useTerminal((s) => s.draft.donor);
+  const kiosk = useTerminal((s) => s.local?.mode === 'kiosk');
   const { patchDonor, next, back } = useTerminal.getState();
   const [query, setQuery] = useState('');
   const [found, setFound] = useState<RefPerson[] | null>(null);
@@ -30,7 +39,8 @@ export function DonorScreen() {
 
   useEffect(() => {
     const q = query.trim();
-    if (q.length < 2) {
+    // A kiosk never searches as the donor types (see KioskIdentify).
+    if (kiosk || q.length < 2) {
       setFound(null);
       return;
     }
@@ -44,7 +54,7 @@ export function DonorScreen() {
       live = false;
       clearTimeout(timer);
     };
-  }, [query, data]);
+  }, [query, data, kiosk]);
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -106,9 +116,16 @@ export function DonorScreen() {
   );
 
   return (
-    <form className="screen" data-testid="donor-screen" onSubmit={submit} noValidate>
+    <form className="screen" data-testid="donor-screen" onSubmit={submit} noValidate autoComplete="off">
       <h1 tabIndex={-1}>{t('donor.title')}</h1>
-      {donor.mode === 'existing' && donor.existing ? (
+      {kiosk && donor.mode === 'existing' && donor.existing ? (
+        <div className="chosen" data-testid="donor-selected">
+          <p>{t('kioskDonor.found', { name: nameOnly(donor.existing, lang) })}</p>
+          <button type="button" data-testid="donor-change" onClick={() => patchDonor(emptyDonor())}>
+            {t('kioskDonor.notMe')}
+          </button>
+        </div>
+      ) : donor.mode === 'existing' && donor.existing ? (
         <div className="chosen" data-testid="donor-selected">
           <p>
             {t('donor.selected', { name: personName(donor.existing, lang) })}{' '}
@@ -164,6 +181,8 @@ export function DonorScreen() {
             {t('donor.backToSearch')}
           </button>
         </fieldset>
+      ) : kiosk ? (
+        <KioskIdentify />
       ) : (
         <>
           <Field
@@ -196,26 +215,7 @@ export function DonorScreen() {
               {t('donor.noMatch')}
             </p>
           ) : null}
-          <div className="row">
-            <button
-              type="button"
-              data-testid="donor-new"
-              onClick={() => patchDonor({ ...emptyDonor(), mode: 'new' })}
-            >
-              {t('donor.create')}
-            </button>
-            <button
-              type="button"
-              data-testid="donor-anonymous"
-              aria-pressed={donor.mode === 'anonymous'}
-              onClick={() => patchDonor({ mode: donor.mode === 'anonymous' ? 'none' : 'anonymous' })}
-            >
-              {t('donor.anonymous')}
-            </button>
-          </div>
-          <p className="muted" aria-live="polite">
-            {donor.mode === 'anonymous' ? t('donor.anonymousChosen') : t('donor.noneChosen')}
-          </p>
+          <NewOrAnonymous />
         </>
       )}
       <div className="actions">
@@ -227,5 +227,112 @@ export function DonorScreen() {
         </button>
       </div>
     </form>
+  );
+}
+
+/**
+ * Kiosk: the donor types their whole phone number or e-mail address and asks; exactly one donor
+ * with that value (by keyed hash) is chosen, showing only the name. Anything else (a fragment, no
+ * match, several donors sharing it) says the same "not found", revealing nothing.
+ */
+/** A new donor, or anonymous (a toggle): the two ways on without picking a known donor. */
+function NewOrAnonymous() {
+  const { t } = useTranslation();
+  const donor = useTerminal((s) => s.draft.donor);
+  const { patchDonor } = useTerminal.getState();
+  return (
+    <>
+      <div className="row">
+        <button
+          type="button"
+          data-testid="donor-new"
+          onClick={() => patchDonor({ ...emptyDonor(), mode: 'new' })}
+        >
+          {t('donor.create')}
+        </button>
+        <button
+          type="button"
+          data-testid="donor-anonymous"
+          aria-pressed={donor.mode === 'anonymous'}
+          onClick={() => patchDonor({ mode: donor.mode === 'anonymous' ? 'none' : 'anonymous' })}
+        >
+          {t('donor.anonymous')}
+        </button>
+      </div>
+      <p className="muted" aria-live="polite">
+        {donor.mode === 'anonymous' ? t('donor.anonymousChosen') : t('donor.noneChosen')}
+      </p>
+    </>
+  );
+}
+
+function KioskIdentify() {
+  const { t } = useTranslation();
+  const { data } = useServices();
+  const { patchDonor } = useTerminal.getState();
+  const [typed, setTyped] = useState('');
+  const [notFound, setNotFound] = useState(false);
+  const [busy, setBusy] = useState(false);
+
+  async function identify() {
+    if (busy || typed.trim() === '') return;
+    setNotFound(false);
+    // Only a whole phone number or e-mail address is looked up (by hash, never by prefix).
+    const contact = contactQuery(typed);
+    if (!contact) {
+      setNotFound(true);
+      return;
+    }
+    setBusy(true);
+    try {
+      const found = await data.searchDonors(typed.trim(), 2);
+      const only = found.length === 1 ? found[0] : undefined;
+      if (only) {
+        setTyped('');
+        patchDonor({ ...emptyDonor(), mode: 'existing', existing: only });
+      } else setNotFound(true);
+    } catch {
+      setNotFound(true);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <>
+      <Field
+        label={t('kioskDonor.identify')}
+        hint={t('kioskDonor.identifyHint')}
+        value={typed}
+        onChange={(v) => {
+          setTyped(v);
+          setNotFound(false);
+        }}
+        onKeyDown={(e) => {
+          if (e.key !== 'Enter') return;
+          e.preventDefault();
+          void identify();
+        }}
+        autoComplete="off"
+        dir="ltr"
+        autoFocus
+        testId="donor-identify"
+        maxLength={100}
+      />
+      <button
+        type="button"
+        data-testid="donor-identify-submit"
+        disabled={busy}
+        onClick={() => void identify()}
+      >
+        {t('kioskDonor.find')}
+      </button>
+      {notFound ? (
+        <p className="muted" aria-live="polite" data-testid="donor-not-found">
+          {t('kioskDonor.notFound')}
+        </p>
+      ) : null}
+      <NewOrAnonymous />
+    </>
   );
 }

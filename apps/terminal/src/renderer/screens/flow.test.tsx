@@ -5,7 +5,7 @@ import { I18nextProvider } from 'react-i18next';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { App } from '../app.tsx';
 import { ServicesContext } from '../app-context.ts';
-import { sha256Hex } from '../components/manager-pin.ts';
+import { derivePinRecord, sha256Hex, verifyPinRecord } from '../components/manager-pin.ts';
 import { PairingError } from '../data/terminal-data.ts';
 import { clearSwipe } from '../forms/swipe-capture.ts';
 import { applyLanguage, i18n } from '../i18n/index.ts';
@@ -223,7 +223,7 @@ describe('the terminal', () => {
     );
   });
 
-  it('the queue: the declined stand out; discard needs a reason; void needs the manager PIN', async () => {
+  it('the queue: the declined stand out; discard needs a reason and the PIN; void needs the manager PIN', async () => {
     const declined = testItem({
       state: 'declined',
       amountMinor: 5400,
@@ -258,23 +258,42 @@ describe('the terminal', () => {
     type('act-reason', '   ');
     expect((screen.getByTestId('act-confirm') as HTMLButtonElement).disabled).toBe(true);
     type('act-reason', 'donor paid cash');
-    click('act-confirm');
-    await waitFor(() => expect(data.discarded).toEqual([{ id: declined.id, reason: 'donor paid cash' }]));
-
-    click('queue-tab-done');
-    click('void');
-    type('act-reason', 'entered twice');
+    // No manager PIN set: the discard is refused.
     type('act-pin', '1234');
     click('act-confirm');
     await waitFor(() =>
       expect(screen.getByTestId('queue-message').textContent).toBe(
-        'Voids need a manager PIN: set a manager PIN in Settings first.',
+        'No manager PIN is set: set one in Settings first.',
       ),
     );
-    await data.saveLocalSettings({ managerPinHash: await sha256Hex('1234') });
+    await data.saveLocalSettings({ managerPinHash: await derivePinRecord('1234') });
     type('act-pin', '9999');
     click('act-confirm');
-    await waitFor(() => expect(screen.getByTestId('queue-message').textContent).toBe('Wrong PIN'));
+    await waitFor(() =>
+      expect(screen.getByTestId('queue-message').textContent).toBe(
+        'Wrong PIN: 4 tries left before it is locked',
+      ),
+    );
+    expect(data.discarded).toEqual([]);
+    type('act-pin', '1234');
+    click('act-confirm');
+    await waitFor(() => expect(data.discarded).toEqual([{ id: declined.id, reason: 'donor paid cash' }]));
+    // The discarded item stays on the device, with why, under its own tab.
+    click('queue-tab-discarded');
+    await waitFor(() =>
+      expect(screen.getByTestId('queue-discard-record').textContent).toContain('donor paid cash'),
+    );
+
+    click('queue-tab-done');
+    click('void');
+    type('act-reason', 'entered twice');
+    type('act-pin', '9999');
+    click('act-confirm');
+    await waitFor(() =>
+      expect(screen.getByTestId('queue-message').textContent).toBe(
+        'Wrong PIN: 4 tries left before it is locked',
+      ),
+    );
     expect(data.voids).toEqual([]);
     type('act-pin', '1234');
     click('act-confirm');
@@ -364,6 +383,7 @@ describe('the terminal', () => {
   });
 
   it('settings: PIN-locked once a PIN is set; coordinates in range; language switches the layout', async () => {
+    // A PIN set by an older version (bare SHA-256): it opens once and is replaced by PBKDF2.
     const { data } = await start({ local: { managerPinHash: await sha256Hex('4321') } });
     click('nav-settings');
     await screen.findByTestId('settings-locked');
@@ -373,6 +393,7 @@ describe('the terminal', () => {
     type('unlock-pin', '4321');
     click('unlock');
     await screen.findByTestId('settings-screen');
+    expect(data.local().managerPinHash).toMatch(/^pbkdf2-sha256\$/);
     type('settings-latitude', '91');
     expect(screen.getByTestId('settings-latitude-error').textContent).toBe('Between -90 and 90');
     expect((screen.getByTestId('settings-save') as HTMLButtonElement).disabled).toBe(true);
@@ -386,10 +407,7 @@ describe('the terminal', () => {
     click('settings-save');
     await screen.findByTestId('settings-note');
     expect(document.documentElement.dir).toBe('rtl');
-    expect(data.local()).toMatchObject({
-      language: 'he',
-      location: { latitude: 40.7, longitude: -74 },
-      managerPinHash: await sha256Hex('123456'),
-    });
+    expect(data.local()).toMatchObject({ language: 'he', location: { latitude: 40.7, longitude: -74 } });
+    expect((await verifyPinRecord('123456', data.local().managerPinHash!)).ok).toBe(true);
   });
 });

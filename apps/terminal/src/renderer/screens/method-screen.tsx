@@ -38,7 +38,8 @@ export function MethodScreen() {
   };
 
   return (
-    <form className="screen" data-testid="method-screen" onSubmit={submit} noValidate>
+    // No autofill: a kiosk browser must never offer to save one donor's card, or fill it for the next.
+    <form className="screen" data-testid="method-screen" onSubmit={submit} noValidate autoComplete="off">
       <h1 tabIndex={-1}>{t('method.title')}</h1>
       <fieldset className="tabs">
         <legend className="visually-hidden">{t('method.title')}</legend>
@@ -99,7 +100,7 @@ export function MethodScreen() {
               )
             }
             inputMode="numeric"
-            autoComplete="cc-number"
+            autoComplete="off"
             autoFocus
             dir="ltr"
             testId="card-number"
@@ -113,7 +114,7 @@ export function MethodScreen() {
               error={errors.expiry}
               touched={card.expiry.length >= 5}
               inputMode="numeric"
-              autoComplete="cc-exp"
+              autoComplete="off"
               dir="ltr"
               testId="card-expiry"
               maxLength={7}
@@ -126,7 +127,7 @@ export function MethodScreen() {
               touched={card.cvv.length >= cvvLength(card.ccNum)}
               type="password"
               inputMode="numeric"
-              autoComplete="cc-csc"
+              autoComplete="off"
               dir="ltr"
               testId="card-cvv"
               maxLength={cvvLength(card.ccNum)}
@@ -140,7 +141,7 @@ export function MethodScreen() {
           value={card.holder}
           onChange={(v) => patchDraft({ card: { ...card, holder: v } })}
           error={errors.holder}
-          autoComplete="cc-name"
+          autoComplete="off"
           testId="card-holder"
           maxLength={256}
         />

@@ -3,6 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app-context.ts';
 import { Field } from '../components/field.tsx';
+import { InsecureServerUrlError, insecureServerUrl } from '../data/pairing-service.ts';
 import { PairingError } from '../data/terminal-data.ts';
 import type { FieldMessage } from '../forms/validate.ts';
 import { useTerminal } from '../store/terminal-store.ts';
@@ -25,6 +26,7 @@ interface Failure {
 }
 
 function failureOf(err: unknown): Failure {
+  if (err instanceof InsecureServerUrlError) return { field: 'url', message: { key: 'pairing.insecureUrl' } };
   if (err instanceof PairingError) {
     switch (err.code) {
       case 'PAIRING_CODE_INVALID':
@@ -58,7 +60,11 @@ export function PairingScreen() {
   const [name, setName] = useState('');
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<Failure | null>(null);
-  const urlError = validUrl(serverUrl) ? null : { key: 'pairing.badUrl' };
+  const urlError = !validUrl(serverUrl)
+    ? { key: 'pairing.badUrl' }
+    : insecureServerUrl(serverUrl.trim())
+      ? { key: 'pairing.insecureUrl' }
+      : null;
   const codeError = CODE.test(code.trim()) ? null : { key: 'pairing.badCode' };
 
   async function submit(e: FormEvent) {

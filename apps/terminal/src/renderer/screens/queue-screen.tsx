@@ -3,15 +3,17 @@
  * after it was sent (money the charity thought it had) or is about to expire unsent. What the
  * card processor has not confirmed yet ("being confirmed": it may have been charged) has a tab of
  * its own, apart from the errors: it must not be charged again. Retry (typing the card again
- * when it was sealed for one attempt only), discard with a reason, and void a sent payment with
- * the manager PIN.
+ * when it was sealed for one attempt only), discard with a reason and the manager PIN (the
+ * discarded item stays on the device with when and why, under its own tab), and void a sent
+ * payment with the manager PIN. At a kiosk the whole queue is behind the manager PIN.
  */
 import { useCallback, useEffect, useId, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app-context.ts';
 import { Field } from '../components/field.tsx';
-import { checkPin } from '../components/manager-pin.ts';
+import { PinGate, pinRefusal, useManagerPin } from '../components/pin-gate.tsx';
 import { isBeingConfirmed } from '../data/being-confirmed.ts';
+import type { DiscardRecord } from '../data/outbox-repo.ts';
 import { type OutboxItem, OutboxRefusal } from '../data/terminal-data.ts';
 import { dateTime, money, number, timeLeft } from '../format/format.ts';
 import { paymentErrors } from '../forms/validate.ts';
@@ -25,7 +27,8 @@ export type QueueTab =
   | 'error'
   | 'expiring'
   | 'expired'
-  | 'done';
+  | 'done'
+  | 'discarded';
 export const QUEUE_TABS: readonly QueueTab[] = [
   'pending',
   'confirming',
@@ -35,6 +38,7 @@ export const QUEUE_TABS: readonly QueueTab[] = [
   'expiring',
   'expired',
   'done',
+  'discarded',
 ];
 /** Unsent donations within this long of their expiry are "expiring soon" (as in the summary). */
 export const EXPIRING_SOON_MS = 12 * 3_600_000;
@@ -89,6 +93,8 @@ export function QueueScreen() {
   const [action, setAction] = useState<Action | null>(null);
   const [message, setMessage] = useState<{ text: string; ok?: boolean } | null>(null);
   const tabsId = useId();
+  const kiosk = useTerminal((s) => s.local?.mode === 'kiosk');
+  const [unlocked, setUnlocked] = useState(!kiosk);
 
   const load = useCallback(async () => {
     const list = await data.listOutbox({ limit: 500 });
@@ -132,6 +138,18 @@ export function QueueScreen() {
     }
   }
 
+  if (!unlocked) {
+    return (
+      <PinGate
+        title={t('queue.title')}
+        prompt={t('managerPin.queueLocked')}
+        testId="queue-locked"
+        onUnlock={() => setUnlocked(true)}
+        onCancel={() => useTerminal.getState().go('amount')}
+      />
+    );
+  }
+
   return (
     <section className="screen wide" data-testid="queue-screen">
       <h1 tabIndex={-1}>{t('queue.title')}</h1>
@@ -152,7 +170,8 @@ export function QueueScreen() {
               setMessage(null);
             }}
           >
-            {t(`queue.${x}`)} <span className="count">{number(counts[x], lang)}</span>
+            {x === 'discarded' ? t('queue.states.discarded') : t(`queue.${x}`)}{' '}
+            <span className="count">{number(counts[x], lang)}</span>
           </button>
         ))}
       </div>
@@ -280,8 +299,13 @@ function QueueRow({ item: i, now, lang, canVoid, voided, action, onAction, onRet
         </div>
       ) : null}
       {i.discardReason ? (
-        <div className="muted" dir="auto">
-          {t('queue.discardedBecause', { reason: i.discardReason })}
+        <div className="muted" dir="auto" data-testid="queue-discard-record">
+          {(i as OutboxItem & Partial<DiscardRecord>).discardedAt
+            ? t('managerPin.discardBy', {
+                when: dateTime((i as OutboxItem & DiscardRecord).discardedAt, lang),
+                reason: i.discardReason,
+              })
+            : t('queue.discardedBecause', { reason: i.discardReason })}
         </div>
       ) : null}
       <div className="row">
@@ -330,12 +354,12 @@ function ReasonForm({
 }) {
   const { t } = useTranslation();
   const { data } = useServices();
-  const setLocal = useTerminal((s) => s.setLocal);
+  const checkPin = useManagerPin();
   const [reason, setReason] = useState('');
   const [pin, setPin] = useState('');
   const [busy, setBusy] = useState(false);
   const reasonError = reason.trim() === '' ? { key: 'queue.reasonRequired' } : null;
-  const pinError = kind === 'void' && !/^\d{4,8}$/.test(pin) ? { key: 'settings.badPin' } : null;
+  const pinError = !/^\d{4,8}$/.test(pin) ? { key: 'settings.badPin' } : null;
 
   async function submit() {
     if (busy) return;
@@ -346,21 +370,20 @@ function ReasonForm({
     setBusy(true);
     onMessage(null);
     try {
+      // Both need the manager PIN (tries counted, locked after too many wrong ones).
+      const verdict = await checkPin(pin);
+      if (verdict.kind !== 'ok') {
+        onMessage({
+          text:
+            verdict.kind === 'no-pin' && kind === 'void' ? t('queue.noPin') : (pinRefusal(verdict, t) ?? ''),
+        });
+        setPin('');
+        return;
+      }
       if (kind === 'discard') {
         await data.discard(item.id, reason.trim());
         onMessage({ text: t('queue.discarded', { ref: item.localRef }), ok: true });
       } else {
-        const local = await data.getLocalSettings();
-        setLocal(local);
-        const verdict = await checkPin(pin, local.managerPinHash);
-        if (verdict === 'no-pin') {
-          onMessage({ text: t('queue.noPin') });
-          return;
-        }
-        if (verdict === 'wrong') {
-          onMessage({ text: t('queue.badPin') });
-          return;
-        }
         await data.enqueueVoid(item.receiptNum!, reason.trim());
         onMessage({ text: t('queue.voidQueued', { receipt: item.receiptNum }), ok: true });
       }
@@ -377,6 +400,7 @@ function ReasonForm({
       className="act"
       data-testid={`${kind}-form`}
       noValidate
+      autoComplete="off"
       onSubmit={(e) => {
         e.preventDefault();
         void submit();
@@ -398,18 +422,16 @@ function ReasonForm({
           maxLength={256}
           testId="act-reason"
         />
-        {kind === 'void' ? (
-          <Field
-            label={t('queue.pin')}
-            value={pin}
-            onChange={(v) => setPin(v.replace(/\D/g, ''))}
-            error={pinError}
-            type="password"
-            inputMode="numeric"
-            maxLength={8}
-            testId="act-pin"
-          />
-        ) : null}
+        <Field
+          label={t('queue.pin')}
+          value={pin}
+          onChange={(v) => setPin(v.replace(/\D/g, ''))}
+          error={pinError}
+          type="password"
+          inputMode="numeric"
+          maxLength={8}
+          testId="act-pin"
+        />
       </div>
       <div className="row">
         <button type="button" onClick={onClose} data-testid="act-cancel">
@@ -483,6 +505,7 @@ function ReenterForm({
       className="act"
       data-testid="reenter-form"
       noValidate
+      autoComplete="off"
       onSubmit={(e) => {
         e.preventDefault();
         void submit();

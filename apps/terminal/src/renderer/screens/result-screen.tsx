@@ -90,8 +90,8 @@ export function ResultScreen({ onDone }: { onDone?: () => void }) {
   if (!result || !settings) return null;
   const amount = result.currency ? money(result.amountMinor, result.currency, lang) : '';
   const lines = receiptLines(result, draft, settings, t, lang);
-  const email =
-    draft.donor.mode === 'new' ? draft.donor.email.trim() : (draft.donor.existing?.emails[0] ?? '');
+  // Only an address typed here: a known donor's addresses reach the device masked (d•••@x.org).
+  const email = draft.donor.mode === 'new' ? draft.donor.email.trim() : '';
   const mail = `mailto:${encodeURIComponent(email)}?subject=${encodeURIComponent(
     t('receipt.title', { org: settings.orgName }),
   )}&body=${encodeURIComponent(lines.join('\n'))}`;

@@ -10,7 +10,7 @@ import { clearSwipe, heldSwipe } from '../forms/swipe-capture.ts';
 import { amountMinor, scheduleAmounts } from '../forms/validate.ts';
 import { type Draft, type Screen, useTerminal } from '../store/terminal-store.ts';
 import { campaignLabel, reasonLabel } from './details-screen.tsx';
-import { personName } from './donor-screen.tsx';
+import { nameOnly, personName } from './donor-screen.tsx';
 
 /** How long the result screen waits for the server before saying "saved on this device". */
 export const RESULT_WAIT_MS = 8000;
@@ -151,7 +151,10 @@ export function ReviewScreen() {
     .join(' · ');
   const donorText =
     d.mode === 'existing' && d.existing
-      ? `${personName(d.existing, lang)} (${d.existing.accountNum})`
+      ? // At a kiosk the donor sees their own name only (no account number: see the donor screen).
+        local?.mode === 'kiosk'
+        ? nameOnly(d.existing, lang) || t('donor.anonymous')
+        : `${personName(d.existing, lang)} (${d.existing.accountNum})`
       : d.mode === 'new'
         ? `${newDonorText} (${t('review.newDonor')})`
         : d.mode === 'anonymous'

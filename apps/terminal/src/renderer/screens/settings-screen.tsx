@@ -1,13 +1,15 @@
 /**
  * Device settings (behind the manager PIN once one is set): name, location, language, mode,
- * collector, kiosk idle time, the PIN itself; sync now; unpair.
+ * collector, kiosk idle time, the PIN itself; sync now; unpair. Kiosk mode cannot be turned on
+ * (or kept) without a manager PIN, so at a kiosk all of this is behind the PIN.
  */
 import type { RefPerson } from '@kupah/contracts';
 import { type FormEvent, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app-context.ts';
 import { Field } from '../components/field.tsx';
-import { checkPin, PIN_PATTERN, sha256Hex } from '../components/manager-pin.ts';
+import { derivePinRecord, type LocalSettingsWithPinLock, PIN_PATTERN } from '../components/manager-pin.ts';
+import { PinGate } from '../components/pin-gate.tsx';
 import type { LocalSettings } from '../data/terminal-data.ts';
 import { PairingError } from '../data/terminal-data.ts';
 import type { FieldMessage } from '../forms/validate.ts';
@@ -32,7 +34,8 @@ interface Form {
   pin: string;
 }
 
-export function settingsErrors(form: Form): Partial<Record<keyof Form, FieldMessage>> {
+/** `hasPin`: a manager PIN is set already (kiosk mode needs one, set before or now). */
+export function settingsErrors(form: Form, hasPin = false): Partial<Record<keyof Form, FieldMessage>> {
   const e: Partial<Record<keyof Form, FieldMessage>> = {};
   const lat = numberOrNull(form.latitude);
   const lon = numberOrNull(form.longitude);
@@ -47,6 +50,7 @@ export function settingsErrors(form: Form): Partial<Record<keyof Form, FieldMess
   if (!/^\d+$/.test(form.idle.trim()) || idle < IDLE_MIN_SECONDS || idle > IDLE_MAX_SECONDS)
     e.idle = { key: 'settings.badIdle', values: { min: IDLE_MIN_SECONDS, max: IDLE_MAX_SECONDS } };
   if (form.pin && !PIN_PATTERN.test(form.pin)) e.pin = { key: 'settings.badPin' };
+  if (form.mode === 'kiosk' && !hasPin && !form.pin) e.pin = { key: 'managerPin.kioskNeedsPin' };
   if (form.mode === 'collector' && !form.collector) e.collector = { key: 'settings.chooseCollector' };
   if (form.deviceName.length > 256 || form.locationName.length > 256)
     e.deviceName = { key: 'errors.tooLong' };
@@ -59,7 +63,6 @@ export function SettingsScreen() {
   const local = useTerminal((s) => s.local);
   const { setLocal, setSettings, go } = useTerminal.getState();
   const [unlocked, setUnlocked] = useState(!local?.managerPinHash);
-  const [pinTry, setPinTry] = useState('');
   const [form, setForm] = useState<Form>(() => ({
     deviceName: local?.deviceName ?? '',
     locationName: local?.location.locationName ?? '',
@@ -83,7 +86,7 @@ export function SettingsScreen() {
     };
   }, [data]);
 
-  const errors = settingsErrors(form);
+  const errors = settingsErrors(form, !!local?.managerPinHash);
   const valid = Object.keys(errors).length === 0;
   const set = (patch: Partial<Form>) => {
     setNote(null);
@@ -91,48 +94,14 @@ export function SettingsScreen() {
   };
 
   if (!unlocked) {
-    const unlock = async (e: FormEvent) => {
-      e.preventDefault();
-      const verdict = await checkPin(pinTry, local?.managerPinHash ?? null);
-      if (verdict === 'wrong') {
-        setNote({ text: t('queue.badPin'), ok: false });
-        setPinTry('');
-      } else setUnlocked(true);
-    };
     return (
-      <form className="screen narrow" data-testid="settings-locked" onSubmit={unlock} noValidate>
-        <h1 tabIndex={-1}>{t('settings.title')}</h1>
-        <p>{t('settings.unlock')}</p>
-        <Field
-          label={t('queue.pin')}
-          value={pinTry}
-          onChange={(v) => setPinTry(v.replace(/\D/g, ''))}
-          type="password"
-          inputMode="numeric"
-          maxLength={8}
-          autoFocus
-          testId="unlock-pin"
-        />
-        {note ? (
-          <p className="field-error" role="alert" data-testid="unlock-error">
-            {note.text}
-          </p>
-        ) : null}
-        <div className="actions">
-          <button type="button" onClick={() => go('amount')}>
-            {t('nav.back')}
-          </button>
-          <button
-            type="submit"
-            className="primary"
-            data-primary
-            data-testid="unlock"
-            disabled={pinTry.length < 4}
-          >
-            {t('settings.unlockButton')}
-          </button>
-        </div>
-      </form>
+      <PinGate
+        title={t('settings.title')}
+        prompt={t('settings.unlock')}
+        testId="settings-locked"
+        onUnlock={() => setUnlocked(true)}
+        onCancel={() => go('amount')}
+      />
     );
   }
 
@@ -141,7 +110,7 @@ export function SettingsScreen() {
     if (!valid || busy) return;
     setBusy(true);
     try {
-      const patch: Partial<LocalSettings> = {
+      const patch: Partial<LocalSettingsWithPinLock> = {
         deviceName: form.deviceName.trim() || null,
         location: {
           locationName: form.locationName.trim() || null,
@@ -153,7 +122,7 @@ export function SettingsScreen() {
         collectorAccountNum:
           form.mode === 'collector' ? form.collector || null : (local?.collectorAccountNum ?? null),
         kioskIdleSeconds: Number(form.idle),
-        ...(form.pin ? { managerPinHash: await sha256Hex(form.pin) } : {}),
+        ...(form.pin ? { managerPinHash: await derivePinRecord(form.pin), pinLock: null } : {}),
       };
       const saved = await data.saveLocalSettings(patch);
       setLocal(saved);
@@ -201,7 +170,13 @@ export function SettingsScreen() {
   }
 
   return (
-    <form className="screen" data-testid="settings-screen" onSubmit={(e) => void save(e)} noValidate>
+    <form
+      className="screen"
+      data-testid="settings-screen"
+      onSubmit={(e) => void save(e)}
+      noValidate
+      autoComplete="off"
+    >
       <h1 tabIndex={-1}>{t('settings.title')}</h1>
       <fieldset>
         <legend>{t('settings.device')}</legend>
@@ -317,8 +292,8 @@ export function SettingsScreen() {
           />
         ) : null}
         {form.mode === 'kiosk' && !local?.managerPinHash && !form.pin ? (
-          <p className="banner" data-testid="kiosk-pin-warning">
-            {t('settings.kioskNeedsPin')}
+          <p className="banner" role="alert" data-testid="kiosk-pin-warning">
+            {local?.mode === 'kiosk' ? t('managerPin.kioskNoPinSet') : t('managerPin.kioskNeedsPin')}
           </p>
         ) : null}
       </fieldset>
@@ -330,6 +305,7 @@ export function SettingsScreen() {
           value={form.pin}
           onChange={(v) => set({ pin: v.replace(/\D/g, '') })}
           error={errors.pin}
+          touched={errors.pin?.key === 'managerPin.kioskNeedsPin' ? true : undefined}
           type="password"
           inputMode="numeric"
           autoComplete="new-password"
@@ -353,6 +329,13 @@ export function SettingsScreen() {
         <button type="button" onClick={() => void data.syncNow()} data-testid="sync-now">
           {t('settings.syncNow')}
         </button>
+        {local?.mode === 'kiosk' ? (
+          // At a kiosk the status bar (and its queue button) is hidden from donors: staff reach the
+          // queue from here, behind the PIN they just entered (the queue asks for it again).
+          <button type="button" onClick={() => go('queue')} data-testid="settings-queue">
+            {t('nav.queue')}
+          </button>
+        ) : null}
         <button
           type="button"
           className={confirmUnpair ? 'danger' : undefined}

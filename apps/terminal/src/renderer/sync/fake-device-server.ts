@@ -18,9 +18,16 @@ import {
   type RefReason,
   type SealedSecrets,
   type SyncOperation,
-  sealAad,
+  sealAadV2,
 } from '@kupah/contracts';
-import { createOpener, type EnvelopePrivateJwk, generateEnvelopeKeyPair } from '@kupah/envelope';
+import {
+  createOpener,
+  type EnvelopePrivateJwk,
+  generateEnvelopeKeyPair,
+  generateSigningKeyPair,
+  type SigningPublicJwk,
+  signEnvelopeKey,
+} from '@kupah/envelope';
 import { TEST_CREDENTIAL, testSettings } from './fake-settings.ts';
 
 export { TEST_CREDENTIAL, TEST_ORG_GUID, testSettings } from './fake-settings.ts';
@@ -75,6 +82,8 @@ export interface FakeDeviceServer {
   answers: Map<string, OpResult>;
   /** Reference data served by pull (all in the first page unless `pages` is set). */
   reference: { campaigns: RefCampaign[]; reasons: RefReason[]; collectors: RefPerson[]; donors: RefPerson[] };
+  /** The organisation's contact key sent with every pull page (the HMAC key of `contactHashes`). */
+  contactKey: string | null;
   /** Split the reference data over this many pull pages. */
   pages: number;
   revoked: boolean;
@@ -85,8 +94,10 @@ export interface FakeDeviceServer {
   onPush: ((body: PushRequest) => Promise<void> | void) | null;
   /** Number of pushes being answered right now, and the most there ever were at once. */
   concurrency: { now: number; max: number };
-  /** A new envelope key (a rotation): the next answers carry it; the old one still opens. */
+  /** A new envelope key (a rotation), signed: the next answers carry it; the old one still opens. */
   rotateKey(): Promise<EnvelopeKey>;
+  /** The public signing key the pairing answer carries (the terminal pins it). */
+  signingKey: SigningPublicJwk;
 }
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -100,26 +111,31 @@ export async function createFakeDeviceServer(
   opts: { settings?: Partial<DeviceSettings>; deviceId?: string } = {},
 ): Promise<FakeDeviceServer> {
   const keys: { kid: string; privateJwk: EnvelopePrivateJwk }[] = [];
+  const signing = await generateSigningKeyPair();
+  const settings = testSettings(opts.settings);
   const newKey = async (): Promise<EnvelopeKey> => {
     const pair = await generateEnvelopeKeyPair();
     keys.push({ kid: pair.kid, privateJwk: pair.privateJwk });
-    return { kid: pair.kid, jwk: pair.publicJwk };
+    const key = { kid: pair.kid, jwk: pair.publicJwk };
+    return { ...key, sig: await signEnvelopeKey(signing.privateJwk, settings.orgGuid, key) };
   };
   let receiptSeq = 1000;
   let paired = false;
 
   const server: FakeDeviceServer = {
-    url: 'http://kupah.test',
+    url: 'https://kupah.test',
     fetch: null as unknown as typeof fetch,
     key: await newKey(),
     deviceId: opts.deviceId ?? 'dev_test000001',
-    settings: testSettings(opts.settings),
+    settings,
+    signingKey: signing.publicJwk,
     pairingCode: 'ABCD-EFGH',
     received: [],
     pushes: [],
     opened: new Map(),
     answers: new Map(),
     reference: { campaigns: [], reasons: [], collectors: [], donors: [] },
+    contactKey: null,
     pages: 1,
     revoked: false,
     decide: defaultDecide,
@@ -153,6 +169,7 @@ export async function createFakeDeviceServer(
       reasons: pick('reasons'),
       collectors: pick('collectors'),
       donors: pick('donors'),
+      ...(server.contactKey ? { contactKey: server.contactKey } : {}),
       serverTime: new Date().toISOString(),
     };
   }
@@ -165,10 +182,7 @@ export async function createFakeDeviceServer(
     const blank = { opId: op.opId, kind: op.kind, receiptNum: null, scheduleNum: null, accountNum: null };
     if (op.sealed) {
       try {
-        secrets = (await createOpener(keys).open(
-          op.sealed,
-          sealAad(server.deviceId, op.opId),
-        )) as SealedSecrets;
+        secrets = (await createOpener(keys).open(op.sealed, sealAadV2(server.deviceId, op))) as SealedSecrets;
       } catch {
         return {
           ...blank,
@@ -227,6 +241,7 @@ export async function createFakeDeviceServer(
         credential: TEST_CREDENTIAL,
         settings: server.settings,
         encryptionKey: server.key,
+        signingKey: server.signingKey,
         pull: first,
       });
     }

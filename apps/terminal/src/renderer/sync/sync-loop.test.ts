@@ -512,6 +512,39 @@ describe('sync loop: pipelined pushes', () => {
     expect(tab.syncStatus()).toMatchObject({ phase: 'idle', lastError: null });
   });
 
+  it('a push refused with 429 (one token per operation) is halved for the next runs until it fits the burst', async () => {
+    const t = await terminal();
+    // The organisation's burst is 3 operations: a push of more is refused whole.
+    const inner = t.server.fetch;
+    t.server.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      if (String(input).endsWith('/v1/Device/Sync/Push')) {
+        const n = (JSON.parse(String(init?.body)) as PushRequest).operations.length;
+        if (n > 3) t.server.faults.push.unshift({ status: 429, errorCode: 'RATE_LIMITED', retryAfter: '1' });
+      }
+      return inner(input, init);
+    }) as typeof fetch;
+    const watch = watchPushes(t.server);
+    const tab = t.openTab({ pushBatchSize: 8 });
+    closeLater.push(tab);
+    await backlog(t, 8);
+    for (
+      let run = 0;
+      run < 6 && (await tab.listOutbox({ limit: 50 })).some((i) => i.state !== 'done');
+      run++
+    ) {
+      await tab.syncNow().catch(() => undefined);
+    }
+    const sizes = watch.pushes.map((p) => p.length);
+    // 8 → 4 → 2 (pushes of one run leave together, so a size may be seen twice): the refused
+    // pushes shrank until they fit; everything went, each item once.
+    expect(sizes[0]).toBe(8);
+    expect(sizes).toEqual([...sizes].sort((a, b) => b - a));
+    expect(sizes.at(-1)).toBeLessThanOrEqual(3);
+    expect(sizes.filter((n) => n <= 3).reduce((a, b) => a + b, 0)).toBe(8);
+    expect(t.server.received).toHaveLength(8);
+    expect((await tab.listOutbox({ limit: 50 })).every((i) => i.state === 'done')).toBe(true);
+  });
+
   it('a failure mid-pipeline stops the claiming; the pushes in flight finish and are applied; nothing is lost', async () => {
     const t = await terminal();
     const watch = watchPushes(t.server);

@@ -22,7 +22,12 @@
  * again and answered the same. The lock (Web Locks across tabs) only spares the server the
  * duplicate work.
  */
-import { DEVICE_ERROR_CODES, MAX_PUSH_OPERATIONS, type PushResponse } from '@kupah/contracts';
+import {
+  DEVICE_ERROR_CODES,
+  type EnvelopeKey,
+  MAX_PUSH_OPERATIONS,
+  type PushResponse,
+} from '@kupah/contracts';
 import { CONFIRM_RECHECK_MS, isConfirmationAnswer } from '../data/being-confirmed.ts';
 import type { SyncStatus } from '../data/terminal-data.ts';
 import { backoffDelayMs, SYNC_BACKOFF } from './backoff.ts';
@@ -60,6 +65,26 @@ export interface SyncLoopOptions {
   maxBatchOperations?: number;
   /** An item being confirmed is asked about again this long after its last attempt (default 30 s). */
   confirmRecheckMs?: number;
+  /**
+   * Checks every envelope key a push or pull answer carries before it is stored (the signing key
+   * pinned at pairing: `envelopeKeyGuard` in data/pairing-service.ts). A refused key is not stored
+   * (the held key is kept) and the run ends in a visible error. Absent: keys are stored unchecked.
+   */
+  keyGuard?: {
+    check(key: EnvelopeKey): Promise<{ accepted: boolean; key: EnvelopeKey }>;
+  };
+}
+
+/** A server answer carried an envelope key the pinned signing key did not sign: it was refused. */
+export class EnvelopeKeyRefused extends Error {
+  constructor() {
+    super(
+      'The server sent an encryption key that is not signed by the server this terminal was paired with: ' +
+        'it was refused and the previous key kept. Something on the network may be intercepting; if the ' +
+        'server was reinstalled, pair the terminal again.',
+    );
+    this.name = 'EnvelopeKeyRefused';
+  }
 }
 
 export interface SyncLoop {
@@ -139,6 +164,16 @@ export function createSyncLoop(opts: SyncLoopOptions): SyncLoop {
   let running: Promise<RunOutcome> | null = null;
   let rerun: Promise<RunOutcome> | null = null;
   const listeners = new Set<(s: SyncStatus) => void>();
+  /** A refused envelope key was seen in this run (the run then fails once its answers are applied). */
+  let keyRefused = false;
+
+  /** The key to store of an answer's key: the key itself, or (refused) the one held. */
+  async function guardedKey(key: EnvelopeKey): Promise<EnvelopeKey> {
+    if (!opts.keyGuard) return key;
+    const verdict = await opts.keyGuard.check(key);
+    if (!verdict.accepted) keyRefused = true;
+    return verdict.key;
+  }
 
   let status: SyncStatus = {
     online: platformOnline(),
@@ -226,6 +261,11 @@ export function createSyncLoop(opts: SyncLoopOptions): SyncLoop {
         if (malformed.length > 0) await store.failOperations(malformed, now());
         await store.releaseBatch(ids);
         if (smaller) batchLimit = Math.min(batchLimit, Math.max(1, Math.floor(batch.length / 2)));
+        // A push costs one rate-limit token per operation: one refused for its size alone would be
+        // refused forever when the organisation's burst is below it. Halve it (for the runs after
+        // this one, which wait out Retry-After) until it fits; a run that ends well resets it.
+        const throttled = err instanceof DeviceApiError && err.status === 429 && batch.length > 1;
+        if (throttled) batchLimit = Math.min(batchLimit, Math.max(1, Math.floor(batch.length / 2)));
         // Refused because of some of them, or too big: the others may go again in this run.
         if (malformed.length > 0 || smaller) unclaim(ids);
         return;
@@ -235,7 +275,7 @@ export function createSyncLoop(opts: SyncLoopOptions): SyncLoop {
       wake();
       const results = response.results;
       try {
-        await store.applyResults(results, response.encryptionKey, now());
+        await store.applyResults(results, await guardedKey(response.encryptionKey), now());
       } catch (err) {
         stop(err);
         await store.releaseBatch(ids);
@@ -340,17 +380,20 @@ export function createSyncLoop(opts: SyncLoopOptions): SyncLoop {
         }
         throw err;
       }
-      await store.applyPull(answer);
+      await store.applyPull({ ...answer, encryptionKey: await guardedKey(answer.encryptionKey) });
       cursor = answer.cursor;
       if (!answer.more) return;
     }
   }
 
   async function runLocked(session: SyncSession): Promise<PushOutcome> {
+    keyRefused = false;
     await store.expireDue(now());
     const stats = await store.queueStats(session.deviceId);
     const pushed = await pushQueue(session, stats);
     await pullAll(session);
+    // The answers were applied (with the held key); the refusal must be seen, not swallowed.
+    if (keyRefused) throw new EnvelopeKeyRefused();
     return pushed;
   }
 
@@ -390,6 +433,17 @@ export function createSyncLoop(opts: SyncLoopOptions): SyncLoop {
         await store.markRevoked(err.message, now()).catch(() => {});
         setStatus({ phase: 'revoked', progress: null, lastError: err.message, nextAttemptAt: null });
         return 'revoked';
+      }
+      if (err instanceof EnvelopeKeyRefused) {
+        // The server answered and its answers were applied: the device is online (its offline
+        // limits must not apply), but the refused key stays visible until it is resolved.
+        failures = 0;
+        retryAfterMs = 0;
+        const lastError = describeFailure(err);
+        const lastSyncAt = now().toISOString();
+        setStatus({ phase: 'idle', progress: null, lastSyncAt, lastError });
+        await store.saveRunState({ lastSyncAt, lastError, failures: 0 }).catch(() => {});
+        return 'ok';
       }
       failures++;
       retryAfterMs = err instanceof DeviceApiError ? (err.retryAfterMs ?? 0) : 0;
