@@ -300,12 +300,12 @@ async function measureHttp(
   backendsOf: (() => ReturnType<typeof sampleBackends>) | undefined,
 ) {
   const { log } = opts;
-  const org = await createBenchOrg(server.url, adminToken);
+  const org = await createBenchOrg(server.adminUrl, adminToken);
   const tag = `bench-${randomBytes(6).toString('hex')}`;
   await sampleCharge(server.url, org, `${tag}-sample`);
   log('sample charge: 200, paymentStatus Success');
 
-  const serverCount = () => metricSum(server.url, 'kupah_payments_total');
+  const serverCount = () => metricSum(server.adminUrl, 'kupah_payments_total');
   // PGlite: the server's counter only counts outcomes recorded, so a gap longer than a gateway call
   // is what shows nothing is still in flight.
   const liveCount: () => Promise<Count> =

@@ -294,7 +294,7 @@ export async function runGatewayHang(opts: HangOptions): Promise<HangReport> {
   const serverCleanup = onCleanup('stop server', () => server.stop());
 
   try {
-    const org = await createBenchOrg(server.url, adminToken);
+    const org = await createBenchOrg(server.adminUrl, adminToken);
     const sample = await requestJson<{ donorId?: string }>(`${server.url}${SAVE_DONOR_PATH}`, {
       method: 'PUT',
       headers: { apikey: org.apiKey },

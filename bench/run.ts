@@ -75,7 +75,8 @@ Options (gateway-hang; PostgreSQL at --pg-url):
   --check                  exit 1 when a target is missed
   -h, --help               this help
 
-The server runs with the inherited environment plus PORT, HOST, LOG_LEVEL=warn, ADMIN_TOKEN,
+The server runs with the inherited environment plus PORT, HOST, ADMIN_PORT, ADMIN_HOST,
+LOG_LEVEL=warn, ADMIN_TOKEN,
 DATA_DIR and DATABASE_URL chosen by the benchmark, and SANDBOX_GATEWAY_LATENCY_MS and
 SANDBOX_GATEWAY_FAULTS set (gateway-hang: also GATEWAY_TIMEOUT_MS) or removed; so DB_POOL_SIZE
 and GATEWAY_CONCURRENCY[_PER_ORG], if set, are passed through.`;

@@ -12,6 +12,8 @@ export const HOST = '127.0.0.1';
 
 export interface ServerHandle {
   url: string;
+  /** The admin listener (admin API, /metrics): ADMIN_PORT on loopback. */
+  adminUrl: string;
   pid: number | undefined;
   /** The last few KiB of the server's log (stderr and JSON log lines), for error messages. */
   logTail(): string;
@@ -62,8 +64,15 @@ function waitExit(child: ChildProcess, ms: number): Promise<boolean> {
 
 export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
   const port = await freePort();
+  const adminPort = await freePort();
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const [k, v] of Object.entries({ ...opts.env, PORT: String(port), HOST })) {
+  for (const [k, v] of Object.entries({
+    ...opts.env,
+    PORT: String(port),
+    HOST,
+    ADMIN_PORT: String(adminPort),
+    ADMIN_HOST: HOST,
+  })) {
     if (v === undefined) delete env[k];
     else env[k] = v;
   }
@@ -96,6 +105,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
   const url = `http://${HOST}:${port}`;
   const handle: ServerHandle = {
     url,
+    adminUrl: `http://${HOST}:${adminPort}`,
     pid: child.pid,
     logTail: () => tail.trim(),
     async stop(graceMs = 15_000) {

@@ -140,7 +140,7 @@ export async function runSync(opts: SyncOptions): Promise<SyncReport> {
     cpuProfDir: process.env.KUPAH_BENCH_CPU_PROF,
   });
   onCleanup('server', () => server.stop());
-  const pairingCode = await benchDevice(server.url, ADMIN, 'Bench kiosk');
+  const pairingCode = await benchDevice(server.adminUrl, ADMIN, 'Bench kiosk');
 
   const chromium = await launchChromium();
   onCleanup('chromium', () => chromium.close());
@@ -206,8 +206,8 @@ export async function runSync(opts: SyncOptions): Promise<SyncReport> {
   });
   const cpuAfter = cpuSnapshot(server.pid, database);
   const pushRoute = { route: '/v1/Device/Sync/Push' };
-  const pushSeconds = await metricSum(server.url, 'kupah_http_request_duration_seconds_sum', pushRoute);
-  const pushes = await metricSum(server.url, 'kupah_http_request_duration_seconds_count', pushRoute);
+  const pushSeconds = await metricSum(server.adminUrl, 'kupah_http_request_duration_seconds_sum', pushRoute);
+  const pushes = await metricSum(server.adminUrl, 'kupah_http_request_duration_seconds_count', pushRoute);
   const [row] = await queryOnce<{ n: string }>(
     dbUrl,
     "SELECT count(*) AS n FROM payments WHERE status = 'Success'",

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { launchChromium, requireChromium } from '@kupah/browser-testing';
 import { build } from 'vite';
+import { TEST_HOOKS_MODE } from '../apps/terminal/vite.config.ts';
 import { onCleanup } from './lifecycle.ts';
 import { benchDevice, startServer } from './server.ts';
 
@@ -35,7 +36,9 @@ export interface TerminalReport {
 }
 
 const TERMINAL = fileURLToPath(new URL('../apps/terminal/', import.meta.url));
-const DIST = join(TERMINAL, 'dist/renderer');
+// The test build (`--mode e2e`): the only one with `window.__kupah`, which the enqueue timing uses.
+// It differs from the production build by that hook alone.
+const DIST = join(TERMINAL, 'dist/renderer-e2e');
 const ADMIN = `bench-terminal-admin-${Date.now()}-0123456789`;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
@@ -48,6 +51,7 @@ export async function runTerminal(opts: TerminalOptions): Promise<TerminalReport
   await build({
     configFile: join(TERMINAL, 'vite.config.ts'),
     root: join(TERMINAL, 'src/renderer'),
+    mode: TEST_HOOKS_MODE,
     logLevel: 'warn',
   });
   const assets = readdirSync(join(DIST, 'assets')).filter((f) => f.endsWith('.js'));
@@ -56,16 +60,16 @@ export async function runTerminal(opts: TerminalOptions): Promise<TerminalReport
   const dataDir = await mkdtemp(join(tmpdir(), 'kupah-bench-terminal-'));
   onCleanup('data dir', () => rm(dataDir, { recursive: true, force: true }));
   const server = await startServer({
-    env: { ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'warn', DATA_DIR: dataDir, DATABASE_URL: '' },
+    env: { ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'warn', DATA_DIR: dataDir, DATABASE_URL: '', TERMINAL_DIR: DIST },
   });
   onCleanup('server', () => server.stop());
-  const pairingCode = await benchDevice(server.url, ADMIN, 'Bench terminal');
+  const pairingCode = await benchDevice(server.adminUrl, ADMIN, 'Bench terminal');
 
   const chromium = await launchChromium();
   onCleanup('chromium', () => chromium.close());
   const page = await chromium.browser.newPage();
   const app = `${server.url}/terminal/`;
-  await page.goto(`${app}?e2e=1`);
+  await page.goto(app);
   await page.getByTestId('pair-url').fill(server.url);
   await page.getByTestId('pair-code').fill(pairingCode);
   await page.getByTestId('pair-submit').click();
