@@ -16,8 +16,9 @@ export interface Deps {
   /** Key of the idempotency request hash (an installation secret). */
   requestHashKey: string;
   /**
-   * HMAC key of card and bank-account fingerprints (abuse/fingerprint.ts): derived from the KEK
-   * with `deriveFingerprintKey`, never stored. Optional: see `fingerprintsOf` for the fallback.
+   * HMAC key of card and bank-account fingerprints (abuse/fingerprint.ts): derived with
+   * `deriveFingerprintKey` from the installation's `fingerprint_key`, which is kept sealed under the
+   * KEK (a dump alone does not yield it; it survives a KEK rotation). Optional: see `fingerprintsOf`.
    */
   fingerprintKey?: Buffer;
 }

@@ -7,13 +7,14 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import pino from 'pino';
+import { deriveFingerprintKey } from './abuse/fingerprint.ts';
 import { purgeAbuseRecords } from './abuse/limits.ts';
 import { createOrg } from './admin/admin-service.ts';
 import { createAdminApp, createApp } from './app.ts';
 import { adminToken, type Config, isLoopback, loadConfig } from './config.ts';
 import { openDatabase } from './db/database.ts';
 import { migrate } from './db/migrations.ts';
-import { installationSecret } from './db/server-state.ts';
+import { installationSecret, sealedInstallationKey } from './db/server-state.ts';
 import type { Deps } from './deps.ts';
 import { purgeOpsSeen } from './devices/ops-seen.ts';
 import { gatewayCalls } from './gateway/gateway-calls.ts';
@@ -151,6 +152,8 @@ async function main() {
     logger,
     metrics: createMetrics(),
     requestHashKey: await installationSecret(db, 'request_hash_key'),
+    // Card fingerprints: keyed by an installation key sealed under the KEK (stable across rotations).
+    fingerprintKey: deriveFingerprintKey(await sealedInstallationKey(db, kek, 'fingerprint_key')),
   };
   const dispatcher = webhookDispatcher(deps, {
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,

@@ -5,12 +5,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../db/database.ts';
+import { sealedInstallationKey } from '../db/server-state.ts';
 import type { Deps } from '../deps.ts';
 import { createGatewayRegistry, staticGatewayRegistry } from '../gateway/registry.ts';
 import { sandboxGateway } from '../gateway/sandbox-gateway.ts';
+import { countSealedSecretsByKek, prepareRewrap } from '../secrets/at-rest.ts';
 import { keyEncryptionKey } from '../secrets/key-encryption.ts';
+import { createHarness, type Harness, testDatabases } from '../testing/harness.ts';
 import { deriveFingerprintKey, fingerprints, fingerprintsOf } from './fingerprint.ts';
 
 const PAN = '4242424242424242';
@@ -65,5 +68,48 @@ describe('instrument fingerprints', () => {
     const key = deriveFingerprintKey(randomBytes(32));
     const fp = fingerprintsOf(depsWith(staticGatewayRegistry(sandboxGateway()), { fingerprintKey: key }));
     expect(fp.card(PAN)).toBe(fingerprints(key).card(PAN));
+  });
+});
+
+describe.each(await testDatabases())('the fingerprint key of an installation on %s', (kind) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await createHarness(kind);
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  const oldKekMaterial = randomBytes(32);
+  it('is kept sealed under the KEK and survives a KEK rotation (rewrap), so fingerprints and request hashes stay the same', async () => {
+    const oldKek = keyEncryptionKey(oldKekMaterial);
+    const key = await sealedInstallationKey(h.db, oldKek, 'fingerprint_key');
+    // Shared: a second instance (or a restart) gets the same key.
+    expect(await sealedInstallationKey(h.db, oldKek, 'fingerprint_key')).toEqual(key);
+    const [row] = await h.db.query<{ v: string }>(
+      `SELECT value #>> '{}' AS v FROM server_state WHERE key = 'fingerprint_key'`,
+    );
+    expect(row!.v).toMatch(/^kek1\./);
+    expect(row!.v).not.toContain(key.toString('base64'));
+    expect(await countSealedSecretsByKek(h.db)).toMatchObject({ [oldKek.id]: 1 });
+
+    // Rotation: the new key with the old one as previous; rewrap; then the new key alone.
+    const newMaterial = randomBytes(32);
+    const rotating = keyEncryptionKey(newMaterial, randomBytes(32));
+    await expect(
+      h.db.transaction(async (tx) => (await prepareRewrap(tx, rotating)).unreadable.size),
+    ).resolves.toBe(1); // sealed under a key it does not hold: nothing is written
+    const withPrevious = keyEncryptionKey(newMaterial, oldKekMaterial);
+    await h.db.transaction(async (tx) => {
+      const r = await prepareRewrap(tx, withPrevious);
+      expect(r.unreadable.size).toBe(0);
+      await r.apply();
+    });
+    const after = keyEncryptionKey(newMaterial);
+    expect(await sealedInstallationKey(h.db, after, 'fingerprint_key')).toEqual(key);
+    expect(await countSealedSecretsByKek(h.db)).toMatchObject({ [after.id]: 1 });
+    await expect(sealedInstallationKey(h.db, oldKek, 'fingerprint_key')).rejects.toThrow(
+      /neither the current key/,
+    );
   });
 });

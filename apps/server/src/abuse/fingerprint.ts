@@ -3,10 +3,11 @@
  * fingerprint, so attempts and declines can be counted per card across an organisation, and the
  * idempotency request hash can compare "the same card" without the number or the CVV.
  *
- * HMAC-SHA-256 under a key derived with HKDF from the server's key-encryption key (never the KEK
- * itself, never a plain hash: a card number has too little entropy for an unkeyed hash, and the
- * key is not in the database, so a dump alone cannot brute-force a number back from a
- * fingerprint). The CVV is never an input.
+ * HMAC-SHA-256 under a key derived with HKDF from an installation key that the database keeps
+ * sealed under the server's key-encryption key (never a plain hash: a card number has too little
+ * entropy for an unkeyed hash; and a dump alone does not yield the key, so it cannot brute-force a
+ * number back from a fingerprint). The installation key is re-sealed by `secrets rewrap`, so
+ * fingerprints stay the same across a KEK rotation. The CVV is never an input.
  */
 import { createHmac, hkdfSync } from 'node:crypto';
 import type { Deps } from '../deps.ts';
@@ -17,7 +18,7 @@ import { KEK_SUBKEY_SALT } from '../secrets/key-encryption.ts';
 /** HKDF `info` of the fingerprint key (a new version gives unrelated fingerprints). */
 export const FINGERPRINT_KEY_INFO = 'kupah/instrument-fingerprint/v1';
 
-/** The fingerprint key derived from the KEK's 32 key bytes (HKDF-SHA-256). */
+/** The fingerprint key derived from 32 bytes of key material (HKDF-SHA-256). */
 export function deriveFingerprintKey(kekMaterial: Buffer): Buffer {
   return Buffer.from(hkdfSync('sha256', kekMaterial, KEK_SUBKEY_SALT, FINGERPRINT_KEY_INFO, 32));
 }
@@ -45,8 +46,8 @@ const byDeps = new WeakMap<Deps, Fingerprints>();
 
 /**
  * The fingerprints of this installation. The key, in order: `deps.fingerprintKey` (derived from
- * the KEK with `deriveFingerprintKey` where the server starts), or derived from the KEK of the
- * gateway registry (its `deriveKey`). Without a KEK at all
+ * the sealed installation key where the server starts), or derived from the KEK of the gateway
+ * registry (its `deriveKey`; tests that build their own dependencies). Without a KEK at all
  * (tests and benchmarks with a static registry) it is derived from the installation's request-hash
  * secret, with a warning: that secret lives in the database, so those fingerprints do not resist a
  * database dump.

@@ -7,6 +7,11 @@
  */
 import type { Db, Sql } from '../db/database.ts';
 import {
+  installationKeyAad,
+  lockSealedInstallationKeys,
+  updateSealedInstallationKey,
+} from '../db/server-state.ts';
+import {
   envelopeKeyAad,
   lockClearEnvelopeKeys,
   lockSealedEnvelopeKeys,
@@ -56,6 +61,8 @@ export async function countSealedSecretsByKek(sql: Sql): Promise<Record<string, 
        UNION ALL SELECT kek_id FROM signing_keys
        UNION ALL SELECT split_part(secret, '.', 2) FROM webhook_endpoints WHERE secret LIKE 'kek1.%'
        UNION ALL SELECT split_part(previous_secret, '.', 2) FROM webhook_endpoints WHERE previous_secret LIKE 'kek1.%'
+       UNION ALL SELECT split_part(value #>> '{}', '.', 2) FROM server_state
+        WHERE jsonb_typeof(value) = 'string' AND value #>> '{}' LIKE 'kek1.%'
      ) s GROUP BY kek_id`,
   );
   return Object.fromEntries(rows.map((r) => [r.kek_id, Number(r.n)]));
@@ -133,6 +140,12 @@ export async function prepareRewrap(tx: Sql, kek: KeyEncryptionKey): Promise<Rew
     if (secret !== w.secret || previous !== w.previousSecret) {
       writes.push(() => updateWebhookSecrets(tx, w.id, secret!, previous));
     }
+  }
+  for (const k of await lockSealedInstallationKeys(tx)) {
+    const after = reseal(k.sealed, installationKeyAad(k.name));
+    count(k.sealed, after);
+    if (after !== null && after !== k.sealed)
+      writes.push(() => updateSealedInstallationKey(tx, k.name, after));
   }
   return {
     rewrapped,
