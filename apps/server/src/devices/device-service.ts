@@ -230,6 +230,7 @@ async function pullFor(deps: Deps, ctx: DeviceContext, cursor: string | undefine
     more: rows.more,
     settings: settingsFor(ctx.caller.org, ctx.device),
     encryptionKey: await currentEnvelopeKey(deps.db, ctx.caller.org),
+    signingKey: await signingPublicKey(deps.db, ctx.caller.org),
     campaigns: rows.campaigns,
     reasons: rows.reasons,
     collectors: rows.collectors.map((p) => personForDevice(p, contactKey)),
@@ -449,6 +450,10 @@ const RETRYABLE_CODES = new Set<string>([
   ERROR_CODES.RATE_LIMITED,
   ERROR_CODES.PAYMENT_PENDING,
   ERROR_CODES.GATEWAY_UNAVAILABLE,
+  // The device's credential is cooling off after too many declines: its other queued donations
+  // (often taken offline, with the donor long gone) go after the cool-off, not lost. Nothing was
+  // sent to the gateway; a card refused as such (CARD_TESTING_SUSPECTED) stays final.
+  ERROR_CODES.TOO_MANY_DECLINES,
 ]);
 const isRetryable = (code: string | null | undefined): boolean => code != null && RETRYABLE_CODES.has(code);
 

@@ -11,6 +11,7 @@ import {
   scheduleSummary,
 } from '@kupah/contracts';
 import { fingerprintsOf } from '../abuse/fingerprint.ts';
+import { settleBlock } from '../abuse/limits.ts';
 import { authenticate } from '../auth/middleware.ts';
 import type { AppEnv } from '../http/env.ts';
 import { ERROR_RESPONSES, jsonBody, jsonOk, validBody } from '../http/openapi.ts';
@@ -105,7 +106,11 @@ export function scheduleRoutes(buckets: TokenBuckets) {
         c.var.caller,
         validBody(c.req, scheduleRequest),
         requestHash(await c.req.json(), c.var.deps.requestHashKey, fingerprintsOf(c.var.deps)),
-      );
+      ).catch(async (err: unknown) => {
+        // A card-testing block: its security event is written before the 429 is answered.
+        await settleBlock(err);
+        throw err;
+      });
       return c.json(body, 200);
     })
     .openapi(preview, async (c) =>

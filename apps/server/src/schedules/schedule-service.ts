@@ -462,7 +462,15 @@ export async function schedulePayment(
     if (outcome.kind !== 'answered') return release();
     result = outcome.result;
     // Counted like a charge's outcome (a declined verification is a decline).
-    if (verifying) await recordVerification(deps.db, deps, caller, verifying, result.status);
+    if (verifying) {
+      // Counting must not stop the schedule's creation now that the gateway has answered.
+      await recordVerification(deps.db, deps, caller, verifying, result.status).catch((err: unknown) =>
+        deps.logger.error(
+          { err: String(err) },
+          'a card verification was not counted for the card-testing limits',
+        ),
+      );
+    }
   } else {
     result = {
       status: 'Error',

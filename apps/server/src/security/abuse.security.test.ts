@@ -143,7 +143,7 @@ describe.each(await testDatabases())('card-testing limits on %s', (kind) => {
     expect((await charge(other, good)).body.paymentStatus).toBe('Success');
   });
 
-  it("a device's pushed charges count too: past the limit each operation is refused, not retryable", async () => {
+  it("a device's pushed charges count too: past the limit each operation is refused before the gateway, to be sent again after the cool-off", async () => {
     const device = await pairTestDevice(h, 'Live kiosk', { sandbox: false });
     const before = network.calls.length;
     const results = [];
@@ -164,7 +164,7 @@ describe.each(await testDatabases())('card-testing limits on %s', (kind) => {
     for (const r of results.slice(10)) {
       expect(r).toMatchObject({
         status: 'Error',
-        retryable: false,
+        retryable: true,
         error: { errorCode: 'TOO_MANY_DECLINES' },
       });
     }
