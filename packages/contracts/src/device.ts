@@ -156,9 +156,9 @@ export const refPerson = z.object({
   lastName: z.string().nullable(),
   firstNameHebrew: z.string().nullable(),
   lastNameHebrew: z.string().nullable(),
-  /** Masked for display only (`••• ••• 0142`): devices never receive a donor's phone numbers. */
+  /** Masked for display only (`••• ••• 0142`): the numbers themselves are not sent (see `contactHashes`). */
   phones: z.array(z.string()),
-  /** Masked for display only (`d•••@example.com`): devices never receive a donor's e-mail addresses. */
+  /** Masked for display only (`d•••@example.com`): the addresses themselves are not sent. */
   emails: z.array(z.string()),
   /**
    * HMAC-SHA-256 (hex) of each normalised phone number and e-mail address under the
@@ -221,6 +221,11 @@ export const pullResponse = z
      * Absent from servers before contact masking.
      */
     contactKey: b64url(64).optional(),
+    /**
+     * The organisation's public signing key. Devices pin it at pairing; one paired before envelope
+     * keys were signed pins it from here the first time (over https or on this machine only).
+     */
+    signingKey: envelopePublicJwk.optional(),
     serverTime: z.string(),
   })
   .meta({ id: 'DevicePullResponse' });

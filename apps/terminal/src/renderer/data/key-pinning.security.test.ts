@@ -10,10 +10,12 @@ import {
   signEnvelopeKey,
   verifyEnvelopeKey,
 } from '@kupah/envelope';
+import { IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
 import { createFakeDeviceServer, TEST_ORG_GUID } from '../sync/fake-device-server.ts';
 import { insecureServerUrl } from './pairing-service.ts';
 import { PairingError } from './terminal-data.ts';
+import { readKv, TerminalDatabase, writeKv } from './terminal-database.ts';
 import { cardCharge, pairedTerminal, VISA } from './test-support.ts';
 
 /** An envelope key the attacker holds the private half of, signed (or not) by a key of its own. */
@@ -68,6 +70,37 @@ describe('envelope key pinning', () => {
     await t.data.syncNow();
     expect((await t.data.getPairing())?.encryptionKey).toEqual(held);
     expect(t.data.syncStatus().lastError).toMatch(/not signed/);
+  });
+
+  it('a device paired before keys were signed pins the key a pull offers over https, then refuses swaps', async () => {
+    const t = await pairedTerminal();
+    // As an earlier version left it: paired, no signing key pinned.
+    const db = new TerminalDatabase(t.dbName, { indexedDB: t.indexedDB, IDBKeyRange });
+    await db.kv.delete('signingKey');
+    const rotated = await t.server.rotateKey();
+    await t.data.syncNow();
+    expect((await t.data.getPairing())?.encryptionKey).toEqual(rotated);
+    expect(await readKv(db, 'signingKey')).toMatchObject({ jwk: { x: t.server.signingKey.x } });
+    // Pinned now: an attacker's key is refused like on any device paired today.
+    t.server.key = await attackerKey('own-signing-key', rotated.sig);
+    await t.data.syncNow();
+    expect((await t.data.getPairing())?.encryptionKey).toEqual(rotated);
+    expect(t.data.syncStatus().lastError).toMatch(/not signed/);
+    db.close();
+  });
+
+  it('over plain http to another machine nothing offered is pinned: a legacy device keeps its key', async () => {
+    const t = await pairedTerminal();
+    const db = new TerminalDatabase(t.dbName, { indexedDB: t.indexedDB, IDBKeyRange });
+    await db.kv.delete('signingKey');
+    const pairing = (await readKv(db, 'pairing'))!;
+    await writeKv(db, 'pairing', { ...pairing, serverUrl: 'http://kupah.test' });
+    const held = pairing.encryptionKey;
+    await t.server.rotateKey();
+    await t.data.syncNow();
+    expect((await t.data.getPairing())?.encryptionKey).toEqual(held);
+    expect(await readKv(db, 'signingKey')).toBeUndefined();
+    db.close();
   });
 
   it('a rotation signed by the pinned key is adopted', async () => {

@@ -12,7 +12,7 @@
  * key only when it is signed by that pinned key. An on-path attacker cannot swap in its own key.
  */
 import type { EnvelopeKey, TerminalBridge } from '@kupah/contracts';
-import { verifyEnvelopeKey } from '@kupah/envelope';
+import { type SigningPublicJwk, verifyEnvelopeKey } from '@kupah/envelope';
 import { type DeviceApi, DeviceApiError, normaliseServerUrl } from '../sync/device-api.ts';
 import { protectCredential } from './credential-vault.ts';
 import { mergeLocalSettings, readLocalSettings } from './local-settings.ts';
@@ -95,17 +95,29 @@ export interface EnvelopeKeyGuard {
   /**
    * `accepted`: the key is the one held, or signed for this organisation by the pinned signing key;
    * `key` is then the key to store. Otherwise `key` is the key held (kept) and the answer's is refused.
+   * `offered`: a signing key a pull answer carries, pinned only when none is (see below).
    */
-  check(key: EnvelopeKey): Promise<{ accepted: boolean; key: EnvelopeKey }>;
+  check(key: EnvelopeKey, offered?: SigningPublicJwk): Promise<{ accepted: boolean; key: EnvelopeKey }>;
 }
 
-/** Checks envelope keys against the signing key pinned when this device was paired. */
+/**
+ * Checks envelope keys against the signing key pinned when this device was paired. A device paired
+ * before envelope keys were signed has no pin: it pins the signing key the server offers in a pull
+ * answer, once, and only from a server reached over https (or on this machine): the same trust its
+ * pairing had. From then on every key must be signed by it.
+ */
 export function envelopeKeyGuard(db: TerminalDatabase): EnvelopeKeyGuard {
   return {
-    async check(key) {
+    async check(key, offered) {
       const [pairing, pin] = await Promise.all([readKv(db, 'pairing'), readKv(db, 'signingKey')]);
-      if (!pairing || sameKey(pairing.encryptionKey, key)) return { accepted: true, key };
-      const pinned = pin && pin.deviceId === pairing.deviceId ? pin.jwk : null;
+      if (!pairing) return { accepted: true, key };
+      let pinned = pin && pin.deviceId === pairing.deviceId ? pin.jwk : null;
+      if (!pinned && offered && insecureServerUrl(pairing.serverUrl) === null) {
+        const jwk = { kty: offered.kty, crv: offered.crv, x: offered.x, y: offered.y };
+        await writeKv(db, 'signingKey', { deviceId: pairing.deviceId, jwk });
+        pinned = jwk;
+      }
+      if (sameKey(pairing.encryptionKey, key)) return { accepted: true, key };
       if (pinned && (await verifyEnvelopeKey(pinned, pairing.settings.orgGuid, key))) {
         return { accepted: true, key };
       }

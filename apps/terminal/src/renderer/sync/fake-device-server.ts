@@ -170,6 +170,7 @@ export async function createFakeDeviceServer(
       collectors: pick('collectors'),
       donors: pick('donors'),
       ...(server.contactKey ? { contactKey: server.contactKey } : {}),
+      signingKey: server.signingKey,
       serverTime: new Date().toISOString(),
     };
   }

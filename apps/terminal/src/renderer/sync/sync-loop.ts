@@ -26,6 +26,7 @@ import {
   DEVICE_ERROR_CODES,
   type EnvelopeKey,
   MAX_PUSH_OPERATIONS,
+  type PullResponse,
   type PushResponse,
 } from '@kupah/contracts';
 import { CONFIRM_RECHECK_MS, isConfirmationAnswer } from '../data/being-confirmed.ts';
@@ -71,7 +72,11 @@ export interface SyncLoopOptions {
    * (the held key is kept) and the run ends in a visible error. Absent: keys are stored unchecked.
    */
   keyGuard?: {
-    check(key: EnvelopeKey): Promise<{ accepted: boolean; key: EnvelopeKey }>;
+    /** `signingKey`: the one a pull answer offers (pinned only by a device that has none yet). */
+    check(
+      key: EnvelopeKey,
+      signingKey?: PullResponse['signingKey'],
+    ): Promise<{ accepted: boolean; key: EnvelopeKey }>;
   };
 }
 
@@ -168,9 +173,9 @@ export function createSyncLoop(opts: SyncLoopOptions): SyncLoop {
   let keyRefused = false;
 
   /** The key to store of an answer's key: the key itself, or (refused) the one held. */
-  async function guardedKey(key: EnvelopeKey): Promise<EnvelopeKey> {
+  async function guardedKey(key: EnvelopeKey, signingKey?: PullResponse['signingKey']): Promise<EnvelopeKey> {
     if (!opts.keyGuard) return key;
-    const verdict = await opts.keyGuard.check(key);
+    const verdict = await opts.keyGuard.check(key, signingKey);
     if (!verdict.accepted) keyRefused = true;
     return verdict.key;
   }
@@ -380,7 +385,10 @@ export function createSyncLoop(opts: SyncLoopOptions): SyncLoop {
         }
         throw err;
       }
-      await store.applyPull({ ...answer, encryptionKey: await guardedKey(answer.encryptionKey) });
+      await store.applyPull({
+        ...answer,
+        encryptionKey: await guardedKey(answer.encryptionKey, answer.signingKey),
+      });
       cursor = answer.cursor;
       if (!answer.more) return;
     }
