@@ -722,7 +722,8 @@ function gatewayKey(file: string | undefined, env: NodeJS.ProcessEnv, provider: 
   let from: string;
   if (file !== undefined) {
     try {
-      raw = readFileSync(file, 'utf8');
+      // Relative to where `npm run admin` was typed (npm runs the script from the repository root).
+      raw = readFileSync(resolve(env.INIT_CWD ?? process.cwd(), file), 'utf8');
     } catch (err) {
       throw new UsageError(
         `org gateway: --key-file: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,

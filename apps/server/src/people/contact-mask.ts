@@ -1,7 +1,8 @@
 /**
  * What devices get of a person's contact details: masked phone numbers and e-mail addresses (for
  * display), and keyed hashes of the whole values (to find a donor by a phone number or e-mail
- * address typed exactly). Never the values themselves.
+ * address typed exactly). Never the values themselves; but a device holds the hashing key, so
+ * whoever copies its data can try every phone number offline (pseudonymised, not secret).
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { contactHashInput, normaliseEmail, normalisePhone, type RefPerson } from '@kupah/contracts';
