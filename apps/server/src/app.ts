@@ -20,6 +20,7 @@ import { docsRoutes } from './http/openapi.ts';
 import { tokenBuckets } from './http/rate-limit.ts';
 import { paymentRoutes } from './payments/routes.ts';
 import { peopleRoutes } from './people/routes.ts';
+import { reportRoutes } from './reports/routes.ts';
 import { scheduleRoutes } from './schedules/routes.ts';
 import { bindKeyEncryption } from './secrets/server-kek.ts';
 
@@ -136,6 +137,7 @@ export function createApp(deps: Deps, opts: AppOptions) {
   app.route('/', peopleRoutes(buckets));
   app.route('/', catalogRoutes(buckets));
   app.route('/', deviceRoutes(buckets));
+  app.route('/', reportRoutes(buckets));
   if (opts.terminalDir) app.route('/', terminalRoutes(opts.terminalDir));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'SourceGuid', {

@@ -4,3 +4,4 @@ export * from './device.ts';
 export * from './errors.ts';
 export * from './external.ts';
 export * from './webhooks.ts';
+export * from './reports.ts';

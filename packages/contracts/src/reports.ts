@@ -1,0 +1,2 @@
+/** The read API for reporting and reconciliation: queries and answers. */
+export {};
