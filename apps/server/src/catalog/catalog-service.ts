@@ -1,4 +1,9 @@
-/** SaveReason / SaveCampaign (4.4, 4.5): number 0 creates, an existing number updates. */
+/**
+ * SaveReason / SaveCampaign (4.4, 4.5): number 0 creates, an existing number updates. An update
+ * keeps what it does not send, as SaveDonor does: a field absent or null keeps the stored value, an
+ * empty string deletes an optional field, and `campaignNum: 0` removes a reason's campaign lock. A
+ * name can be replaced (by the other name too) but the record never ends up with no name.
+ */
 import type { CampaignRecord, ReasonRecord, SaveCampaignCommand, SaveReasonCommand } from '@kupah/contracts';
 import { ERROR_CODES } from '@kupah/contracts';
 import type { Caller } from '../auth/repo.ts';
@@ -10,6 +15,8 @@ import {
   findCampaign,
   insertCampaign,
   insertReason,
+  lockCampaign,
+  lockReason,
   type Reason,
   type ReasonFields,
   updateCampaign,
@@ -18,6 +25,18 @@ import {
 
 const clean = (s: string | null | undefined): string | null =>
   s == null || s.trim() === '' ? null : s.trim();
+
+/** A sent text field applied to the stored value: absent or null keeps it, '' deletes it. */
+const patched = (sent: string | null | undefined, stored: string | null): string | null =>
+  sent == null ? stored : clean(sent);
+
+function assertNamed(first: string | null, second: string | null, field: string, message: string): void {
+  if (first === null && second === null) {
+    throw new ApiError(400, ERROR_CODES.VALIDATION_FAILED, `Invalid request: ${field} ${message}`, [
+      { field, message },
+    ]);
+  }
+}
 
 const reasonRecord = (orgGuid: string, r: Reason): ReasonRecord => ({
   orgGuid,
@@ -41,24 +60,26 @@ export async function saveReason(deps: Deps, caller: Caller, cmd: SaveReasonComm
   assertSameOrg(caller, cmd.orgGuid);
   const orgId = caller.org.id;
   return deps.db.transaction(async (tx) => {
-    const campaignNumber = cmd.campaignNum ? cmd.campaignNum : null;
-    if (campaignNumber !== null && !(await findCampaign(tx, orgId, campaignNumber))) {
+    // 0 means "no campaign" (removes a lock on update); absent or null keeps the stored lock.
+    const sentCampaign = cmd.campaignNum;
+    if (sentCampaign && !(await findCampaign(tx, orgId, sentCampaign))) {
       throw new ApiError(400, ERROR_CODES.VALIDATION_FAILED, 'CampaignNum is invalid', [
         { field: 'campaignNum', message: 'CampaignNum is invalid' },
       ]);
     }
+    const stored = cmd.reasonNumber === 0 ? null : await lockReason(tx, orgId, cmd.reasonNumber);
+    if (cmd.reasonNumber !== 0 && !stored) throw notFound(`Reason ${cmd.reasonNumber}`);
     const fields: ReasonFields = {
-      name: clean(cmd.reasonName),
-      nameHebrew: clean(cmd.reasonNameHebrew),
-      homePhone: clean(cmd.homePhoneNumber),
-      cellPhone: clean(cmd.cellPhoneNum),
-      email: clean(cmd.email),
-      campaignNumber,
+      name: patched(cmd.reasonName, stored?.name ?? null),
+      nameHebrew: patched(cmd.reasonNameHebrew, stored?.nameHebrew ?? null),
+      homePhone: patched(cmd.homePhoneNumber, stored?.homePhone ?? null),
+      cellPhone: patched(cmd.cellPhoneNum, stored?.cellPhone ?? null),
+      email: patched(cmd.email, stored?.email ?? null),
+      campaignNumber: sentCampaign == null ? (stored?.campaignNumber ?? null) : sentCampaign || null,
     };
-    if (cmd.reasonNumber === 0) return reasonRecord(caller.org.guid, await insertReason(tx, orgId, fields));
-    const updated = await updateReason(tx, orgId, cmd.reasonNumber, fields);
-    if (!updated) throw notFound(`Reason ${cmd.reasonNumber}`);
-    return reasonRecord(caller.org.guid, updated);
+    assertNamed(fields.name, fields.nameHebrew, 'reasonName', 'reasonName or reasonNameHebrew is required');
+    if (!stored) return reasonRecord(caller.org.guid, await insertReason(tx, orgId, fields));
+    return reasonRecord(caller.org.guid, (await updateReason(tx, orgId, cmd.reasonNumber, fields))!);
   });
 }
 
@@ -69,12 +90,20 @@ export async function saveCampaign(
 ): Promise<CampaignRecord> {
   assertSameOrg(caller, cmd.orgGuid);
   const orgId = caller.org.id;
-  const fields = { name: clean(cmd.campaignName), friendlyName: clean(cmd.campaignFriendlyName) };
   return deps.db.transaction(async (tx) => {
-    if (cmd.campaignNumber === 0)
-      return campaignRecord(caller.org.guid, await insertCampaign(tx, orgId, fields));
-    const updated = await updateCampaign(tx, orgId, cmd.campaignNumber, fields);
-    if (!updated) throw notFound(`Campaign ${cmd.campaignNumber}`);
-    return campaignRecord(caller.org.guid, updated);
+    const stored = cmd.campaignNumber === 0 ? null : await lockCampaign(tx, orgId, cmd.campaignNumber);
+    if (cmd.campaignNumber !== 0 && !stored) throw notFound(`Campaign ${cmd.campaignNumber}`);
+    const fields = {
+      name: patched(cmd.campaignName, stored?.name ?? null),
+      friendlyName: patched(cmd.campaignFriendlyName, stored?.friendlyName ?? null),
+    };
+    assertNamed(
+      fields.name,
+      fields.friendlyName,
+      'campaignName',
+      'campaignName or campaignFriendlyName is required',
+    );
+    if (!stored) return campaignRecord(caller.org.guid, await insertCampaign(tx, orgId, fields));
+    return campaignRecord(caller.org.guid, (await updateCampaign(tx, orgId, cmd.campaignNumber, fields))!);
   });
 }

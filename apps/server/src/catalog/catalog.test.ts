@@ -79,6 +79,95 @@ describe.each(await testDatabases())('SaveReason and SaveCampaign on %s', (kind)
     expect(ok.body.campaignNum).toBe(c.body.campaignNumber);
   });
 
+  it('an update keeps what it does not send: renaming a reason keeps its Hebrew name, contacts and campaign lock', async () => {
+    const c = await put('SaveCampaign', { campaignNumber: 0, campaignName: 'Building fund' });
+    const r = await put('SaveReason', {
+      reasonNumber: 0,
+      reasonName: 'Sefer Torah',
+      reasonNameHebrew: 'ספר תורה',
+      homePhoneNumber: '718-555-0100',
+      cellPhoneNum: '917-555-0101',
+      email: 'torah@example.org',
+      campaignNum: c.body.campaignNumber,
+    });
+    const renamed = await put('SaveReason', {
+      reasonNumber: r.body.reasonNumber,
+      reasonName: 'Torah scroll',
+    });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toEqual({ ...r.body, reasonName: 'Torah scroll' });
+    // null is "not sent" too.
+    const nulls = await put('SaveReason', {
+      reasonNumber: r.body.reasonNumber,
+      reasonNameHebrew: 'ספר תורה חדש',
+      reasonName: null,
+      email: null,
+      campaignNum: null,
+    });
+    expect(nulls.body).toEqual({ ...r.body, reasonName: 'Torah scroll', reasonNameHebrew: 'ספר תורה חדש' });
+    // An empty string deletes an optional field; campaignNum 0 removes the lock.
+    const cleared = await put('SaveReason', {
+      reasonNumber: r.body.reasonNumber,
+      reasonName: 'Torah scroll',
+      homePhoneNumber: '',
+      email: '',
+      campaignNum: 0,
+    });
+    expect(cleared.body).toMatchObject({
+      homePhoneNumber: null,
+      email: null,
+      campaignNum: null,
+      cellPhoneNum: '917-555-0101',
+    });
+    // A name can be replaced by the other one, never leave the reason without a name.
+    const swapped = await put('SaveReason', {
+      reasonNumber: r.body.reasonNumber,
+      reasonName: '',
+      reasonNameHebrew: 'תורה',
+    });
+    expect(swapped.body).toMatchObject({ reasonName: null, reasonNameHebrew: 'תורה' });
+    const nameless = await put('SaveReason', {
+      reasonNumber: r.body.reasonNumber,
+      reasonNameHebrew: '',
+      reasonName: '',
+    });
+    expect(nameless.status).toBe(400);
+    expect(
+      (await put('SaveReason', { reasonNumber: r.body.reasonNumber, reasonName: 'x' })).body.reasonNameHebrew,
+    ).toBe('תורה');
+  });
+
+  it('an update keeps what it does not send: renaming a campaign keeps its friendly name', async () => {
+    const a = await put('SaveCampaign', {
+      campaignNumber: 0,
+      campaignName: 'Purim 5787',
+      campaignFriendlyName: 'Purim',
+    });
+    const renamed = await put('SaveCampaign', {
+      campaignNumber: a.body.campaignNumber,
+      campaignName: 'Purim 5788',
+    });
+    expect(renamed.body).toEqual({ ...a.body, campaignName: 'Purim 5788' });
+    const viaNull = await put('SaveCampaign', {
+      campaignNumber: a.body.campaignNumber,
+      campaignName: null,
+      campaignFriendlyName: 'Purim!',
+    });
+    expect(viaNull.body).toEqual({ ...a.body, campaignName: 'Purim 5788', campaignFriendlyName: 'Purim!' });
+    const cleared = await put('SaveCampaign', {
+      campaignNumber: a.body.campaignNumber,
+      campaignName: 'P',
+      campaignFriendlyName: '',
+    });
+    expect(cleared.body).toMatchObject({ campaignName: 'P', campaignFriendlyName: null });
+    const nameless = await put('SaveCampaign', {
+      campaignNumber: a.body.campaignNumber,
+      campaignName: '',
+      campaignFriendlyName: '',
+    });
+    expect(nameless.status).toBe(400);
+  });
+
   it('numbers are per organisation and never collide under concurrency', async () => {
     const replies = await Promise.all(
       Array.from({ length: 15 }, (_, i) => put('SaveReason', { reasonNumber: 0, reasonName: `R${i}` })),

@@ -64,6 +64,15 @@ export async function findCampaign(sql: Sql, orgId: number, number: number): Pro
   return row ? toCampaign(row) : null;
 }
 
+/** A campaign locked for an update in the caller's transaction. */
+export async function lockCampaign(sql: Sql, orgId: number, number: number): Promise<Campaign | null> {
+  const [row] = await sql.query<CampaignRow>(
+    `SELECT ${CAMPAIGN_COLS} FROM campaigns WHERE org_id = $1 AND number = $2 FOR UPDATE`,
+    [orgId, number],
+  );
+  return row ? toCampaign(row) : null;
+}
+
 export async function findCampaignByName(sql: Sql, orgId: number, name: string): Promise<Campaign | null> {
   const [row] = await sql.query<CampaignRow>(
     `SELECT ${CAMPAIGN_COLS} FROM campaigns WHERE org_id = $1 AND (lower(name) = lower($2) OR lower(friendly_name) = lower($2))
@@ -103,6 +112,15 @@ export async function updateCampaign(
 export async function findReason(sql: Sql, orgId: number, number: number): Promise<Reason | null> {
   const [row] = await sql.query<ReasonRow>(
     `SELECT ${REASON_COLS} FROM reasons WHERE org_id = $1 AND number = $2`,
+    [orgId, number],
+  );
+  return row ? toReason(row) : null;
+}
+
+/** A reason locked for an update in the caller's transaction. */
+export async function lockReason(sql: Sql, orgId: number, number: number): Promise<Reason | null> {
+  const [row] = await sql.query<ReasonRow>(
+    `SELECT ${REASON_COLS} FROM reasons WHERE org_id = $1 AND number = $2 FOR UPDATE`,
     [orgId, number],
   );
   return row ? toReason(row) : null;
