@@ -356,7 +356,9 @@ const SUMMARY_SQL = `
     s.instrument->>'brand' AS brand, s.instrument->>'last4' AS last4, d.account_num AS donor_account,
     (SELECT to_char(min(i.due_date), 'YYYY-MM-DD') FROM schedule_instalments i
       WHERE i.schedule_id = s.id AND i.status = 'pending') AS next_due_date,
-    (SELECT count(*)::int FROM schedule_instalments i WHERE i.schedule_id = s.id AND i.status = 'charged') AS charged,
+    -- Successful payments of the schedule, whoever charged them: the first payment charged at
+    -- creation (Integration mode keeps no instalment rows) and instalments; a voided one is not.
+    (SELECT count(*)::int FROM payments p WHERE p.schedule_id = s.id AND p.status = 'Success') AS charged,
     (SELECT count(*)::int FROM schedule_instalments i WHERE i.schedule_id = s.id AND i.status = 'missed') AS missed
   FROM schedules s LEFT JOIN donors d ON d.id = s.donor_id`;
 

@@ -67,6 +67,38 @@ describe.each(await testDatabases())('SchedulePayment on %s', (kind) => {
     expect(p!.instalment_seq).toBe(1);
   });
 
+  it('the schedule list counts a first payment charged at creation (Integration mode: no instalment rows)', async () => {
+    const r = await schedule({ totalPaymentsCount: 3, amountPerPayment: 10 });
+    expect(r.body.paymentStatus).toBe('Success');
+    const list = await h.request(
+      'GET',
+      `/v1/External/Schedules?orgGuid=${h.org.orgGuid}&limit=100`,
+      undefined,
+      keyAuth(h),
+    );
+    const mine = list.body.schedules.find(
+      (s: { scheduleNum: number }) => s.scheduleNum === r.body.scheduleNum,
+    );
+    expect(mine).toMatchObject({ handlingMode: 'Integration', paymentsCharged: 1, totalPaymentsCount: 3 });
+    // A voided first payment is no longer counted as charged.
+    const v = await h.request(
+      'POST',
+      '/v1/External/VoidPayment',
+      { orgGUID: h.org.orgGuid, receiptNum: r.body.receiptNum },
+      keyAuth(h),
+    );
+    expect(v.body.paymentStatus).toBe('Voided');
+    const after = await h.request(
+      'GET',
+      `/v1/External/Schedules?orgGuid=${h.org.orgGuid}&limit=100`,
+      undefined,
+      keyAuth(h),
+    );
+    expect(
+      after.body.schedules.find((s: { scheduleNum: number }) => s.scheduleNum === r.body.scheduleNum),
+    ).toMatchObject({ paymentsCharged: 0 });
+  });
+
   it('"today" is the organisation\'s civil date, not UTC', async () => {
     h.clock.set('2026-11-23T03:00:00Z'); // still 22 November in New York
     const r = await schedule({ totalPaymentsCount: 2, amountPerPayment: 10, startDate: '2026-11-22' });
