@@ -16,6 +16,7 @@ import { deviceRoutes } from './devices/routes.ts';
 import { terminalRoutes } from './devices/terminal-web.ts';
 import type { AppEnv } from './http/env.ts';
 import { ApiError, fromZod } from './http/errors.ts';
+import { authenticateChallenge, methodAndMediaType, withoutTrailingSlash } from './http/http-semantics.ts';
 import { docsRoutes } from './http/openapi.ts';
 import { tokenBuckets } from './http/rate-limit.ts';
 import { paymentRoutes } from './payments/routes.ts';
@@ -43,7 +44,7 @@ const V1_OPERATIONS: Record<string, string> = Object.fromEntries(
 );
 
 function canonicalPath(request: Request): string {
-  const path = getPath(request);
+  const path = withoutTrailingSlash(getPath(request));
   if (!/^\/[vV]1\/External\//.test(path)) return path;
   const declared = V1_OPERATIONS[path.toLowerCase()];
   return declared && declared.slice(3) === path.slice(3) ? declared : `/v1${path.slice(3)}`;
@@ -71,6 +72,7 @@ export function createApp(deps: Deps, opts: AppOptions) {
   });
 
   app.use(requestId({ headerName: 'X-Request-Id' }));
+  app.use(authenticateChallenge);
   if (opts.hsts) app.use(hsts);
   app.use('/docs', pageHeaders);
   app.use('/docs/*', pageHeaders);
@@ -116,7 +118,11 @@ export function createApp(deps: Deps, opts: AppOptions) {
     });
   const externalLimit = limitTo(BODY_LIMIT);
   const pushLimit = limitTo(PUSH_BODY_LIMIT);
-  app.use((c, next) => (c.req.path === PUSH_PATH ? pushLimit(c, next) : externalLimit(c, next)));
+  app.use((c, next) =>
+    canonicalPath(c.req.raw) === PUSH_PATH ? pushLimit(c, next) : externalLimit(c, next),
+  );
+  // A known API path with another method: 405 with Allow; a body that is not JSON: 415.
+  app.use(methodAndMediaType(() => app.routes, canonicalPath));
 
   app.onError(errorHandler(deps));
   app.notFound(notFound);
@@ -238,6 +244,7 @@ export function createAdminApp(deps: Deps, opts: AdminAppOptions) {
   bindKeyEncryption(deps);
   const app = new Hono<AppEnv>();
   app.use(requestId({ headerName: 'X-Request-Id' }));
+  app.use(authenticateChallenge);
   if (opts.hsts) app.use(hsts);
   app.use(async (c, next) => {
     c.set('deps', deps);

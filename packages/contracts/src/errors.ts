@@ -14,6 +14,10 @@ export const ERROR_CODES = {
   /** The gateway could not be reached and nothing was charged: the same id may be tried again. */
   GATEWAY_UNAVAILABLE: 'GATEWAY_UNAVAILABLE',
   PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  /** A known path asked with a method it does not answer (405, with `Allow`). */
+  METHOD_NOT_ALLOWED: 'METHOD_NOT_ALLOWED',
+  /** A request body that is not `application/json` (415). */
+  UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
   RATE_LIMITED: 'RATE_LIMITED',
   /** Too many declines from one credential: its charges are refused for a cool-off (429, Retry-After). */
   TOO_MANY_DECLINES: 'TOO_MANY_DECLINES',
