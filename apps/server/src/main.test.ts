@@ -1,7 +1,7 @@
 /**
  * The server as users start it: a real process, real loopback HTTP, an embedded database on disk.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -101,6 +101,71 @@ describe('the server process', { timeout: 60_000 }, () => {
     expect(await s.exited).toBe(0);
     expect(s.output()).toContain('shutting down');
   });
+
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'one %s to the `npm start` process itself shuts the server down gracefully (nothing left running)',
+    async (signal) => {
+      const dir = mkdtempSync(join(tmpdir(), 'kupah-npm-start-'));
+      const p = port + (signal === 'SIGTERM' ? 3 : 5);
+      // --ignore-scripts skips only the prestart step (the terminal's web build), not start itself.
+      const npm = spawn('npm', ['start', '--ignore-scripts'], {
+        cwd: join(SERVER_DIR, '..', '..'),
+        env: {
+          ...process.env,
+          PORT: String(p),
+          HOST: '127.0.0.1',
+          ADMIN_PORT: String(p + 1),
+          DATA_DIR: dir,
+          ADMIN_TOKEN: '',
+          DATABASE_URL: '',
+          LOG_LEVEL: 'info',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      npm.stdout.on('data', (d) => {
+        out += d;
+      });
+      npm.stderr.on('data', (d) => {
+        out += d;
+      });
+      const exited = new Promise<void>((r) => npm.once('exit', () => r()));
+      const answers = async () => {
+        try {
+          return (await fetch(`http://127.0.0.1:${p}/readyz`)).ok;
+        } catch {
+          return false;
+        }
+      };
+      try {
+        const deadline = Date.now() + 90_000;
+        while (!(await answers())) {
+          if (Date.now() > deadline) throw new Error(`the server did not start:\n${out}`);
+          await new Promise((r) => setTimeout(r, 200));
+        }
+        npm.kill(signal);
+        await exited;
+        // The server itself went through its graceful shutdown and is gone, not orphaned.
+        const stopBy = Date.now() + 15_000;
+        while ((!out.includes('"msg":"stopped"') || (await answers())) && Date.now() < stopBy) {
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        expect(out).toContain(`"signal":"${signal}"`);
+        expect(out).toContain('"msg":"stopped"');
+        expect(await answers()).toBe(false);
+      } finally {
+        npm.kill('SIGKILL');
+        // Should the test fail, leave no server behind (its pid is in every log line).
+        const serverPid = Number(/"pid":(\d+)/.exec(out)?.[1]);
+        if (serverPid) {
+          try {
+            process.kill(serverPid, 'SIGKILL');
+          } catch {}
+        }
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it("the README's curl examples for all seven operations succeed as printed", async () => {
     const readme = readFileSync(join(SERVER_DIR, '..', '..', 'README.md'), 'utf8');
