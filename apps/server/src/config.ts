@@ -19,7 +19,11 @@ const env = z.object({
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
     .optional()
     .or(z.literal('').transform(() => undefined)),
-  DATA_DIR: z.string().default('./data'),
+  /** Empty means unset (`DATA_DIR= npm start` must not scatter a database over the working directory). */
+  DATA_DIR: z
+    .string()
+    .optional()
+    .transform((s) => (s === undefined || s.trim() === '' ? './data' : s)),
   /** At least 32 characters (e.g. `openssl rand -hex 32`); unset: generated into DATA_DIR/admin-token. */
   ADMIN_TOKEN: z
     .string()
@@ -174,7 +178,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   }
   const problems = crossChecks(parsed.data, source);
   if (problems.length > 0) throw new Error(`Bad configuration: ${problems.join('; ')}`);
-  // `npm start` runs in apps/server; a relative DATA_DIR means relative to where npm was invoked.
+  // A relative DATA_DIR means relative to where npm was invoked (a workspace script runs elsewhere).
   const base = source.INIT_CWD ?? process.cwd();
   return { ...parsed.data, dataDir: resolve(base, parsed.data.DATA_DIR) };
 }

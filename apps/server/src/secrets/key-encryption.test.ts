@@ -207,6 +207,9 @@ describe('loading the server key-encryption key', () => {
       expect(() => loadConfig({ [name]: bad })).not.toThrow(new RegExp(bad));
     }
     expect(loadConfig({ KUPAH_MASTER_KEY: '' }).KUPAH_MASTER_KEY).toBeUndefined();
+    // An empty DATA_DIR is unset too: the default ./data, never the working directory itself.
+    expect(loadConfig({ DATA_DIR: '', INIT_CWD: '/srv/kupah' }).dataDir).toBe('/srv/kupah/data');
+    expect(loadConfig({ DATA_DIR: 'var', INIT_CWD: '/srv/kupah' }).dataDir).toBe('/srv/kupah/var');
     const good = randomBytes(32).toString('base64');
     expect(loadConfig({ KUPAH_MASTER_KEY: good }).KUPAH_MASTER_KEY).toBe(good);
   });
