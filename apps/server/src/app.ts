@@ -234,6 +234,8 @@ export interface AdminAppOptions {
   trustProxy?: boolean;
   /** Served over TLS: answers carry Strict-Transport-Security. */
   hsts?: boolean;
+  /** WEBHOOK_ALLOW_PRIVATE=1: webhook URLs may be http:// (development); otherwise https:// only. */
+  allowInsecureWebhooks?: boolean;
 }
 
 /**
@@ -278,7 +280,14 @@ export function createAdminApp(deps: Deps, opts: AdminAppOptions) {
       'Content-Type': deps.metrics.registry.contentType,
     }),
   );
-  app.route('/admin', adminRoutes({ token: opts.adminToken, trustProxy: opts.trustProxy ?? false }));
+  app.route(
+    '/admin',
+    adminRoutes({
+      token: opts.adminToken,
+      trustProxy: opts.trustProxy ?? false,
+      allowInsecureWebhooks: opts.allowInsecureWebhooks ?? false,
+    }),
+  );
   return app;
 }
 export type AdminApp = ReturnType<typeof createAdminApp>;

@@ -183,6 +183,7 @@ async function main() {
     adminToken: adminToken(config),
     trustProxy: config.TRUST_PROXY,
     hsts: adminTls !== undefined,
+    allowInsecureWebhooks: config.WEBHOOK_ALLOW_PRIVATE,
   });
   const failed = (what: string) => (err: NodeJS.ErrnoException) => {
     console.error(`cannot listen for the ${what}: ${err.code ?? ''} ${err.message}`.trim());

@@ -11,8 +11,9 @@ import { createDevice, listOrgDevices, revokeOrgDevice } from '../devices/device
 import { listKeys, retireKey, rotateKey } from '../devices/envelope-keys.ts';
 import { GATEWAY_PROVIDERS } from '../gateway/registry.ts';
 import type { AppEnv } from '../http/env.ts';
-import { ApiError, fromZod } from '../http/errors.ts';
+import { ApiError, fromZod, validationError } from '../http/errors.ts';
 import { isValidTimeZone } from '../orgs/settings.ts';
+import { insecureWebhookUrl } from '../webhooks/sender.ts';
 import {
   adminEvents,
   createApiKey,
@@ -125,8 +126,20 @@ function deliveryId(raw: string): number {
   return Number(raw);
 }
 
+/** Each webhook URL of a settings change that may not be used, as a 400 naming its field. */
+function refuseInsecureWebhooks(
+  urls: Record<string, string | null | undefined>,
+  allowPrivate: boolean,
+): void {
+  const fields = Object.entries(urls).flatMap(([field, url]) => {
+    const why = url ? insecureWebhookUrl(url, allowPrivate) : null;
+    return why ? [{ field, message: why }] : [];
+  });
+  if (fields.length > 0) throw validationError(fields);
+}
+
 /** The admin routes behind `adminGuard` (token, lockout, audit log). Served on the admin listener only. */
-export function adminRoutes(guard: AdminGuardOptions) {
+export function adminRoutes(guard: AdminGuardOptions & { allowInsecureWebhooks?: boolean }) {
   return new Hono<AppEnv>()
     .use(adminGuard(guard))
     .get(
@@ -158,6 +171,11 @@ export function adminRoutes(guard: AdminGuardOptions) {
     .patch('/orgs/:org/settings', json(settingsPatch), async (c) => {
       const p = c.req.valid('json');
       const { currencies, paymentWebhook, scheduleWebhook, voidWebhook, ...settings } = p;
+      // Refused when configured, not only when sending: https:// unless WEBHOOK_ALLOW_PRIVATE=1.
+      refuseInsecureWebhooks(
+        { paymentWebhook, scheduleWebhook, voidWebhook },
+        guard.allowInsecureWebhooks ?? false,
+      );
       const webhooks = Object.fromEntries(
         Object.entries({ payment: paymentWebhook, schedule: scheduleWebhook, void: voidWebhook }).filter(
           ([, v]) => v !== undefined,

@@ -6,11 +6,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { generateEnvelopeKeyPair, verifyEnvelopeKey } from '@kupah/envelope';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrg } from '../admin/admin-service.ts';
+import { createAdminApp } from '../app.ts';
 import { createGatewayRegistry } from '../gateway/registry.ts';
 import { sandboxGateway } from '../gateway/sandbox-gateway.ts';
 import { keyEncryptionKey } from '../secrets/key-encryption.ts';
 import { pairTestDevice, sealedOp, type TestDevice } from '../testing/device-client.ts';
-import { createHarness, type Harness, testDatabases } from '../testing/harness.ts';
+import { ADMIN_TOKEN, createHarness, type Harness, testDatabases } from '../testing/harness.ts';
 import { startReceiver } from '../testing/receiver.ts';
 import { webhookDispatcher } from '../webhooks/dispatcher.ts';
 
@@ -229,6 +230,30 @@ describe.each(await testDatabases())('keys and secrets on %s', (kind) => {
       await h.admin('PATCH', `/orgs/${h.org.orgGuid}/settings`, { paymentWebhook: null });
       await rx.close();
     }
+  });
+
+  it('an http:// webhook URL is refused when it is configured (400 naming the field), unless WEBHOOK_ALLOW_PRIVATE=1', async () => {
+    const strict = createAdminApp(h.deps, { adminToken: ADMIN_TOKEN });
+    const patch = (body: Record<string, unknown>) =>
+      strict.request(`/admin/orgs/${h.org.orgGuid}/settings`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const refused = await patch({
+      paymentWebhook: 'https://example.org/p',
+      voidWebhook: 'http://example.org/v',
+    });
+    expect(refused.status).toBe(400);
+    const body = (await refused.json()) as { error: { fields: { field: string; message: string }[] } };
+    expect(body.error.fields).toEqual([
+      { field: 'voidWebhook', message: expect.stringMatching(/https:\/\//) },
+    ]);
+    // Nothing of the refused change was written.
+    expect((await h.admin('GET', `/orgs/${h.org.orgGuid}`)).body.webhooks).toEqual([]);
+    const accepted = await patch({ paymentWebhook: 'https://example.org/p' });
+    expect(accepted.status).toBe(200);
+    await patch({ paymentWebhook: null });
   });
 
   it('webhooks go to https:// only, unless WEBHOOK_ALLOW_PRIVATE=1', async () => {

@@ -114,7 +114,8 @@ export async function createHarness(kind: DbKind, opts: HarnessOptions = {}): Pr
     requestHashKey: await installationSecret(db, 'request_hash_key'),
   };
   const app = createApp(deps, {});
-  const adminApp = createAdminApp(deps, { adminToken: ADMIN_TOKEN });
+  // Test receivers are local http:// servers (as with WEBHOOK_ALLOW_PRIVATE=1).
+  const adminApp = createAdminApp(deps, { adminToken: ADMIN_TOKEN, allowInsecureWebhooks: true });
   const org = await createOrg(db, 'Test Org');
   const servers: ReturnType<typeof serve>[] = [];
   const serveOn = async (target: { fetch: typeof app.fetch }) => {
