@@ -125,11 +125,13 @@ export function fromMinorUnits(minor: number): number {
   return minor / 100;
 }
 
+/** A currency as a request may spell it: `CA` is the charge request's spelling of `CAD`. */
+export const currencyAsSent = () =>
+  z.enum([...CURRENCIES, 'CA'], { error: `must be one of ${CURRENCIES.join(', ')} (or CA)` });
+export const canonicalCurrency = (c: Currency | 'CA'): Currency => (c === 'CA' ? 'CAD' : c);
+
 /** Currency on input: `CA` is accepted for Canadian dollars and stored as `CAD`. */
-export const currencyInput = () =>
-  z
-    .enum([...CURRENCIES, 'CA'], { error: `must be one of ${CURRENCIES.join(', ')} (or CA)` })
-    .transform((c): Currency => (c === 'CA' ? 'CAD' : c));
+export const currencyInput = () => currencyAsSent().transform(canonicalCurrency);
 
 /** Payment method on input: `Credit Card` (with a space) is accepted and stored as `Credit_Card`. */
 export const paymentMethodInput = () =>

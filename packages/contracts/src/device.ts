@@ -43,10 +43,10 @@ export type EnvelopeKey = z.infer<typeof envelopeKey>;
  * Sealed data: ECDH P-256 (ephemeral key `epk` with the server's key `kid`) → HKDF-SHA-256 →
  * AES-256-GCM. The additional data binds the box to one device and one operation.
  */
-export const sealedBox = z.object({
+export const sealedBox = z.strictObject({
   v: z.literal(1),
   kid: str(64).min(1),
-  epk: z.object({ x: b64url(64), y: b64url(64) }),
+  epk: z.strictObject({ x: b64url(64), y: b64url(64) }),
   iv: b64url(32),
   ct: b64url(8192),
 });
@@ -199,7 +199,7 @@ export type RefCampaign = z.infer<typeof refCampaign>;
 export type RefReason = z.infer<typeof refReason>;
 export type RefPerson = z.infer<typeof refPerson>;
 
-export const pullQuery = z.object({
+export const pullQuery = z.strictObject({
   cursor: str(512).optional(),
   limit: z.coerce.number().int().min(1).max(2000).optional(),
 });
@@ -235,7 +235,7 @@ export type PullResponse = z.infer<typeof pullResponse>;
 // Pairing
 
 export const pairRequest = z
-  .object({
+  .strictObject({
     pairingCode: str(32).min(1, 'is required'),
     deviceName: optText(),
     appVersion: str(64).nullish(),
@@ -264,7 +264,7 @@ export type PairResponse = z.infer<typeof pairResponse>;
 export const SYNC_OPERATION_KINDS = ['charge', 'schedule', 'saveDonor', 'void'] as const;
 export type SyncOperationKind = (typeof SYNC_OPERATION_KINDS)[number];
 
-export const syncOperation = z.object({
+export const syncOperation = z.strictObject({
   /** Made on the device at entry; also the request's uniqueTransactionId. A GUID. */
   opId: z.string().refine(isGuid, 'must be a GUID'),
   kind: z.enum(SYNC_OPERATION_KINDS),
@@ -274,7 +274,7 @@ export const syncOperation = z.object({
    * The External API body (Charge, SchedulePayment, SaveDonor or VoidPayment) without the sealed
    * fields. Validated by the server with the operation's own schema once the secrets are back.
    */
-  request: z.record(z.string(), z.unknown()),
+  request: z.record(str(256), z.unknown()),
   /**
    * Taken while the device was offline (its offline limits applied). Bound in the sealed box's
    * additional data; the server applies the organisation's offline limits to such operations.
@@ -287,11 +287,11 @@ export type SyncOperation = z.infer<typeof syncOperation>;
 export const MAX_PUSH_OPERATIONS = 100;
 
 export const pushRequest = z
-  .object({
+  .strictObject({
     deviceId: str(64),
     appVersion: str(64).nullish(),
     /** The device's queue as it is before this push (observability and key retirement). */
-    queue: z.object({
+    queue: z.strictObject({
       // The server keeps it in an int column: a larger count is a 400, never a failed UPDATE.
       depth: z
         .number()
@@ -300,7 +300,7 @@ export const pushRequest = z
         .max(2 ** 31 - 1, 'must be at most 2147483647'),
       totalMinor: z.number().int().min(0),
       /** Queued items per envelope key id. */
-      byKid: z.record(z.string(), z.number().int().min(0)).optional(),
+      byKid: z.record(str(64), z.number().int().min(0)).optional(),
     }),
     operations: z
       .array(syncOperation)

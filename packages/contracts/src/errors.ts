@@ -13,6 +13,8 @@ export const ERROR_CODES = {
   PAYMENT_PENDING: 'PAYMENT_PENDING',
   /** The gateway could not be reached and nothing was charged: the same id may be tried again. */
   GATEWAY_UNAVAILABLE: 'GATEWAY_UNAVAILABLE',
+  /** A field the operation does not know (a typo, or another operation's field): 400 naming it. */
+  UNKNOWN_FIELD: 'UNKNOWN_FIELD',
   PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
   /** A known path asked with a method it does not answer (405, with `Allow`). */
   METHOD_NOT_ALLOWED: 'METHOD_NOT_ALLOWED',
@@ -59,12 +61,27 @@ export const errorResponse = z
   .meta({ id: 'ErrorResponse' });
 export type ErrorResponse = z.infer<typeof errorResponse>;
 
-/** Turn zod issues into `{ field, message }` pairs with dotted paths (`card.ccNum`, `reasons.1.reasonAmount`). */
+export const UNKNOWN_FIELD_MESSAGE = 'is not a field of this request';
+
+/**
+ * Turn zod issues into `{ field, message }` pairs with dotted paths (`card.ccNum`,
+ * `reasons.1.reasonAmount`). An object's unknown keys give one pair each (`card.ccNumber`), first.
+ */
 export function issuesToFields(issues: readonly z.core.$ZodIssue[]): FieldError[] {
-  return issues.map((i) => {
-    const field = i.path.map(String).join('.') || '(body)';
+  const unknown: FieldError[] = [];
+  const others: FieldError[] = [];
+  for (const i of issues) {
+    const path = i.path.map(String);
+    if (i.code === 'unrecognized_keys') {
+      for (const key of i.keys) {
+        // An empty key is shown as "" (an empty field name would name nothing).
+        unknown.push({ field: [...path, key === '' ? '""' : key].join('.'), message: UNKNOWN_FIELD_MESSAGE });
+      }
+      continue;
+    }
     let message = i.message;
     if (i.code === 'invalid_type' && (i as { input?: unknown }).input === undefined) message = 'is required';
-    return { field, message };
-  });
+    others.push({ field: path.join('.') || '(body)', message });
+  }
+  return [...unknown, ...others];
 }

@@ -6,7 +6,9 @@
 import { z } from 'zod';
 import {
   amount,
+  canonicalCurrency,
   civilDate,
+  currencyAsSent,
   currencyInput,
   errorObject,
   FREQUENCIES,
@@ -45,8 +47,12 @@ const list = <T extends z.ZodType>(item: T) =>
 // Charge (2.1 → 2.2)
 
 export const chargeDonor = z
-  .object({
+  .strictObject({
     accountNum: optText(),
+    donorId: optText().meta({
+      description: 'Alias of accountNum (the spelling of SaveDonor and the webhooks).',
+    }),
+    donorID: optText().meta({ description: 'Alias of accountNum.' }),
     firstName: optNameText(),
     lastName: optNameText(),
     phoneNumber: optText(),
@@ -56,20 +62,72 @@ export const chargeDonor = z
     firstNameHebrew: optNameText().meta({ description: 'Extension: Hebrew first name.' }),
     lastNameHebrew: optNameText().meta({ description: 'Extension: Hebrew last name.' }),
   })
+  .transform(({ donorId, donorID, ...v }, ctx) => {
+    const id = pickAlias(
+      ctx,
+      { name: 'donorId', value: donorId ?? undefined },
+      { name: 'donorID', value: donorID ?? undefined },
+    );
+    const accountNum =
+      pickAlias(
+        ctx,
+        { name: 'accountNum', value: v.accountNum ?? undefined },
+        { name: 'donorId', value: id },
+      ) ?? null;
+    return { ...v, accountNum };
+  })
   .meta({
     description:
-      'Donor of the payment: linked by accountNum, otherwise matched by name and phone, or created.',
+      'Donor of the payment: linked by accountNum (or donorId/donorID), otherwise matched by name and phone, or created.',
   });
 
-export const campaignRef = z.object({ campaignNum: positiveInt().nullish(), campaignName: optNameText() });
-export const reasonRef = z.object({ reasonNum: positiveInt().nullish(), reasonName: optNameText() });
-export const reasonPart = z.object({
-  reasonAmount: amount(),
-  reasonName: optNameText(),
-  reasonNum: positiveInt().nullish(),
-});
+/** `campaignNumber` (the spelling of SaveCampaign and the webhooks) is accepted for `campaignNum`. */
+export const campaignRef = z
+  .strictObject({
+    campaignNum: positiveInt().nullish(),
+    campaignNumber: positiveInt().nullish().meta({ description: 'Alias of campaignNum.' }),
+    campaignName: optNameText(),
+  })
+  .transform(({ campaignNumber, ...v }, ctx) => ({
+    ...v,
+    campaignNum:
+      pickAlias(
+        ctx,
+        { name: 'campaignNum', value: v.campaignNum ?? undefined },
+        { name: 'campaignNumber', value: campaignNumber ?? undefined },
+      ) ?? null,
+  }));
 
-export const cardInput = z.object({
+/** `reasonNumber` (the spelling of SaveReason and the webhooks) is accepted for `reasonNum`. */
+const reasonNumAlias = <T extends { reasonNum?: number | null | undefined }>(
+  { reasonNumber, ...v }: T & { reasonNumber?: number | null | undefined },
+  ctx: z.RefinementCtx,
+) => ({
+  ...v,
+  reasonNum:
+    pickAlias(
+      ctx,
+      { name: 'reasonNum', value: v.reasonNum ?? undefined },
+      { name: 'reasonNumber', value: reasonNumber ?? undefined },
+    ) ?? null,
+});
+export const reasonRef = z
+  .strictObject({
+    reasonNum: positiveInt().nullish(),
+    reasonNumber: positiveInt().nullish().meta({ description: 'Alias of reasonNum.' }),
+    reasonName: optNameText(),
+  })
+  .transform(reasonNumAlias);
+export const reasonPart = z
+  .strictObject({
+    reasonAmount: amount(),
+    reasonName: optNameText(),
+    reasonNum: positiveInt().nullish(),
+    reasonNumber: positiveInt().nullish().meta({ description: 'Alias of reasonNum.' }),
+  })
+  .transform(reasonNumAlias);
+
+export const cardInput = z.strictObject({
   ccNum: str(80)
     .nullish()
     .meta({ description: 'Card number; for the provider methods the charity card number or token.' }),
@@ -78,7 +136,7 @@ export const cardInput = z.object({
   cardHolderName: optNameText().meta({ description: 'Extension: name on the card.' }),
 });
 
-export const bankAccountInput = z.object({
+export const bankAccountInput = z.strictObject({
   accountNum: optText(),
   accountType: optText(),
   checkType: optText(),
@@ -86,7 +144,7 @@ export const bankAccountInput = z.object({
   routingNum: optText(),
 });
 
-export const locationInput = z.object({
+export const locationInput = z.strictObject({
   locationName: optNameText(),
   longitude: z.union([str(32), z.number()]).nullish(),
   latitude: z.union([str(32), z.number()]).nullish(),
@@ -94,7 +152,7 @@ export const locationInput = z.object({
 
 /** Extension for charges taken on a device: shown in the payment webhook. */
 export const deviceInfoInput = z
-  .object({
+  .strictObject({
     deviceName: optNameText(),
     timezone: optText(),
     deviceCreatedDate: utcDateTime().nullish(),
@@ -190,21 +248,31 @@ function checkReasonSplit(
   }
 }
 
+/**
+ * Fields of a command that say how to answer, not what to do: left out of the idempotency request
+ * hash, so spelling variants of one request replay its first answer.
+ */
+export const ANSWER_ONLY_FIELDS = ['answerCurrency'] as const;
+
 export const chargeRequest = z
-  .object({
+  .strictObject({
     ...paymentFields,
+    // As sent: `CA` is kept for the answer and stored as `CAD`.
+    currency: currencyAsSent(),
     amount: amount(),
     paymentDate: utcDateTime().nullish(),
     uniqueTransactionId: str(LIMITS.string).min(1, 'is required'),
   })
-  .transform((v, ctx) => {
-    const base = canonicalPayment(v, ctx);
+  .transform(({ currency: currencyAsSent, ...v }, ctx) => {
+    const base = canonicalPayment({ ...v, currency: canonicalCurrency(currencyAsSent) }, ctx);
     checkReasonSplit(base.reasons, toMinorUnits(v.amount), ctx);
     return {
       ...base,
       amount: v.amount,
       paymentDate: v.paymentDate ?? null,
       uniqueTransactionId: v.uniqueTransactionId,
+      // The Charge answer echoes the currency as the request spelled it (`CA` in the charge's list).
+      answerCurrency: currencyAsSent,
     };
   })
   .meta({ id: 'ChargeRequest' });
@@ -239,7 +307,7 @@ export const SPECIAL_DAY_PRESETS = [
   'purim',
 ] as const;
 
-export const scheduleDetails = z.object({
+export const scheduleDetails = z.strictObject({
   amountPerPayment: amount().nullish(),
   firstPaymentAmount: amount().nullish(),
   frequencyID: z.enum(FREQUENCIES, { error: `must be one of ${FREQUENCIES.join(', ')}` }),
@@ -251,7 +319,7 @@ export const scheduleDetails = z.object({
     .max(1000)
     .nullish(),
   specialDays: z
-    .object({
+    .strictObject({
       presets: list(z.enum(SPECIAL_DAY_PRESETS)).nullish(),
       dates: z.array(civilDate()).max(400).nullish(),
     })
@@ -378,7 +446,7 @@ function scheduleTerms(
 export type ScheduleTermsCommand = ReturnType<typeof scheduleTerms>;
 
 export const scheduleRequest = z
-  .object({
+  .strictObject({
     ...paymentFields,
     amount: amount().nullish().meta({ description: 'Total of the schedule, including the first payment.' }),
     paymentDate: utcDateTime().nullish(),
@@ -402,8 +470,32 @@ export type ScheduleRequestInput = z.input<typeof scheduleRequest>;
 export type ScheduleCommand = z.output<typeof scheduleRequest>;
 
 /** SchedulePreview: the SchedulePayment body without payment data; nothing is stored or charged. */
+/** The SchedulePayment fields a preview accepts and ignores (it takes the whole SchedulePayment body). */
+const IGNORED_BY_PREVIEW = [
+  'note',
+  'paymentMethodId',
+  'donor',
+  'campaign',
+  'reason',
+  'reasons',
+  'card',
+  'bankAccount',
+  'collectorId',
+  'collectorID',
+  'isAnonymousDonation',
+  'deviceInfo',
+  'paymentDate',
+  'uniqueTransactionId',
+] as const;
+
 export const schedulePreviewRequest = z
-  .object({
+  .strictObject({
+    ...Object.fromEntries(
+      IGNORED_BY_PREVIEW.map((k) => [
+        k,
+        z.unknown().optional().meta({ description: 'SchedulePayment field: accepted and ignored.' }),
+      ]),
+    ),
     orgGUID: guid().optional(),
     orgGuid: guid().optional().meta({ description: 'Alias of orgGUID.' }),
     amount: amount().nullish().meta({ description: 'Total of the schedule, including the first payment.' }),
@@ -457,7 +549,7 @@ export type ScheduleResponse = z.infer<typeof scheduleResponse>;
 // VoidPayment (decisions)
 
 export const voidRequest = z
-  .object({
+  .strictObject({
     orgGUID: guid().optional(),
     orgGuid: guid().optional(),
     receiptNum: text().refine((r) => r.trim() !== '', 'is required'),
@@ -478,8 +570,8 @@ export type VoidResponse = z.infer<typeof voidResponse>;
 // ---------------------------------------------------------------------------------------------
 // SaveDonor / SaveCollector (2.5)
 
-const phone = z.object({ phoneLabel: optText(), phoneNumber: optText(), countryCode: optText() });
-const email = z.object({
+const phone = z.strictObject({ phoneLabel: optText(), phoneNumber: optText(), countryCode: optText() });
+const email = z.strictObject({
   emailLabel: optText(),
   emailAddress: z
     .union([
@@ -488,7 +580,7 @@ const email = z.object({
     ])
     .nullish(),
 });
-const address = z.object({
+const address = z.strictObject({
   addressLabel: optText(),
   careOf: optText(),
   houseNum: optText(),
@@ -533,7 +625,7 @@ function personRequest<K extends 'donor' | 'collector'>(kind: K) {
   const idA = kind === 'donor' ? 'donorID' : 'collectorID';
   const idB = kind === 'donor' ? 'donorId' : 'collectorId';
   return z
-    .object({
+    .strictObject({
       orgGuid: guid().optional(),
       orgGUID: guid().optional(),
       [idA]: str(32).optional(),
@@ -607,7 +699,7 @@ export type CollectorRecord = z.infer<typeof collectorRecord>;
 // SaveReason / SaveCampaign (2.6)
 
 export const saveReasonRequest = z
-  .object({
+  .strictObject({
     orgGuid: guid().optional(),
     orgGUID: guid().optional(),
     reasonNumber: nonNegativeInt(),
@@ -653,7 +745,7 @@ export const reasonRecord = z
 export type ReasonRecord = z.infer<typeof reasonRecord>;
 
 export const saveCampaignRequest = z
-  .object({
+  .strictObject({
     orgGuid: guid().optional(),
     orgGUID: guid().optional(),
     campaignNumber: nonNegativeInt(),
@@ -721,7 +813,7 @@ export const scheduleSummary = z
   .meta({ id: 'ScheduleSummary' });
 export type ScheduleSummary = z.infer<typeof scheduleSummary>;
 
-export const scheduleListQuery = z.object({
+export const scheduleListQuery = z.strictObject({
   orgGuid: guid(),
   donorId: str(32).optional(),
   status: z.enum(['pending', 'active', 'paused', 'completed', 'cancelled', 'failed']).optional(),
@@ -737,12 +829,12 @@ const orgOnly = {
   orgGUID: guid().optional(),
 };
 export const scheduleActionRequest = z
-  .object(orgOnly)
+  .strictObject(orgOnly)
   .transform((v, ctx) => ({ orgGuid: orgFrom(ctx, v, 'orgGuid') }))
   .meta({ id: 'ScheduleActionRequest' });
 
 export const schedulePaymentMethodRequest = z
-  .object({
+  .strictObject({
     ...orgOnly,
     paymentMethodId: paymentMethodInput(),
     card: cardInput.nullish(),

@@ -4,6 +4,7 @@ import {
   type ErrorResponse,
   type FieldError,
   issuesToFields,
+  UNKNOWN_FIELD_MESSAGE,
 } from '@kupah/contracts';
 import type { z } from 'zod';
 
@@ -26,7 +27,7 @@ export class ApiError extends Error {
   }
 }
 
-export function validationError(fields: FieldError[]): ApiError {
+function invalid(fields: FieldError[]): ApiError {
   const summary = fields
     .slice(0, 5)
     .map((f) => `${f.field} ${f.message}`)
@@ -37,6 +38,23 @@ export function validationError(fields: FieldError[]): ApiError {
 
 export function fromZod(error: z.ZodError): ApiError {
   return validationError(issuesToFields(error.issues));
+}
+
+/**
+ * 400 for every failing field; `UNKNOWN_FIELD` when any field is one the operation does not know
+ * (listed first, with the other failures after it), `VALIDATION_FAILED` otherwise.
+ */
+export function validationError(fields: FieldError[]): ApiError {
+  const unknown = fields.filter((f) => f.message === UNKNOWN_FIELD_MESSAGE);
+  if (unknown.length === 0) return invalid(fields);
+  const names = unknown.map((f) => f.field);
+  const more = names.length > 5 ? ` (and ${names.length - 5} more)` : '';
+  return new ApiError(
+    400,
+    ERROR_CODES.UNKNOWN_FIELD,
+    `Unknown field${names.length > 1 ? 's' : ''}: ${names.slice(0, 5).join(', ')}${more}`,
+    fields,
+  );
 }
 
 export const notFound = (what: string) => new ApiError(404, ERROR_CODES.NOT_FOUND, `${what} was not found`);
