@@ -2,12 +2,14 @@
  * What strict HTTP stacks expect of the API's paths, beyond the routes themselves:
  * - a known path asked with another method answers 405 with `Allow` (not 404);
  * - a POST or PUT body that is not `application/json` answers 415 (not 400);
+ * - a JSON object with a key given twice answers 400 naming it (`JSON.parse` would keep the last);
  * - a trailing slash on an API path is tolerated (`/v1/External/Charge/`);
  * - every 401 carries `WWW-Authenticate` (some HTTP clients, e.g. Android's HttpURLConnection,
  *   throw on a 401 without it).
  */
 import { ERROR_CODES } from '@kupah/contracts';
 import type { MiddlewareHandler } from 'hono';
+import { findDuplicateKey } from './duplicate-keys.ts';
 
 /** API paths: the External API and device sync (`v1` or `V1`). */
 export const isApiPath = (path: string): boolean => /^\/[vV]1\//.test(path);
@@ -96,6 +98,23 @@ export function methodAndMediaType(
         415,
         { Accept: 'application/json' },
       );
+    }
+    if (BODY_METHODS.has(method)) {
+      // Read once here (Hono keeps it for the route's own parsing).
+      const duplicate = findDuplicateKey(await c.req.text());
+      if (duplicate !== null) {
+        const message = 'is given more than once in one JSON object';
+        return c.json(
+          {
+            error: {
+              errorCode: ERROR_CODES.VALIDATION_FAILED,
+              message: `Invalid request: ${duplicate} ${message}`,
+              fields: [{ field: duplicate, message }],
+            },
+          },
+          400,
+        );
+      }
     }
     return next();
   };
