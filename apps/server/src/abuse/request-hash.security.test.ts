@@ -4,8 +4,9 @@
  * CVVs (or the card numbers that fit the last 4) against it.
  */
 import { createHmac, randomBytes } from 'node:crypto';
+import { chargeRequest } from '@kupah/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canonicalJson, requestHash } from '../http/request-hash.ts';
+import { canonicalJson, commandHash } from '../http/request-hash.ts';
 import { chargeBody, createHarness, type Harness, sourceAuth, testDatabases } from '../testing/harness.ts';
 import { deriveFingerprintKey, fingerprints, fingerprintsOf } from './fingerprint.ts';
 
@@ -43,12 +44,12 @@ describe.each(await testDatabases())('request hash without card secrets on %s', 
     expect(cvvs.filter((cvv) => hmac(withCvv(cvv)) === hash)).toEqual([]);
     // Even the attacker who also had the fingerprint key learns nothing: every CVV gives the same hash.
     const fp = fingerprintsOf(h.deps);
-    const all = new Set(cvvs.map((cvv) => requestHash(withCvv(cvv), hmacKey, fp)));
+    const all = new Set(cvvs.map((cvv) => commandHash(chargeRequest.parse(withCvv(cvv)), hmacKey, fp)));
     expect([...all]).toEqual([hash]);
     // Without the fingerprint key (derived from the KEK, never stored), the card number cannot be
     // tried either: the key an attacker could derive from the database gives another hash.
     const guessed = fingerprints(deriveFingerprintKey(Buffer.from(hmacKey, 'utf8')));
-    expect(requestHash(body, hmacKey, guessed)).not.toBe(hash);
+    expect(commandHash(chargeRequest.parse(body), hmacKey, guessed)).not.toBe(hash);
     const stored = JSON.stringify(await h.db.query('SELECT * FROM idempotency_keys'));
     expect(stored).not.toContain('4242424242424242');
   });

@@ -574,6 +574,15 @@ CREATE INDEX security_events_org ON security_events (org_id, at);
 UPDATE idempotency_keys SET request_hash = 'legacy' WHERE operation IN ('Charge', 'SchedulePayment');
 `,
   },
+  {
+    version: 11,
+    name: 'idempotency answers kept as sent',
+    sql: `
+-- json (not jsonb) keeps the answer's text as it was sent, key order included, so a replay is
+-- byte-identical to the first answer (jsonb reorders keys). Answers stored before stay as they are.
+ALTER TABLE idempotency_keys ALTER COLUMN response TYPE json USING response::json;
+`,
+  },
 ];
 
 const LOCK_ID = 727_172_001;

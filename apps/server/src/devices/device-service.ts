@@ -36,7 +36,7 @@ import { type Caller, findSourceCaller, insertSource } from '../auth/repo.ts';
 import type { Db } from '../db/database.ts';
 import type { Deps } from '../deps.ts';
 import { ApiError, fromZod, notFound } from '../http/errors.ts';
-import { requestHash } from '../http/request-hash.ts';
+import { commandHash } from '../http/request-hash.ts';
 import { findKeyAnswer } from '../idempotency/repo.ts';
 import type { Org } from '../orgs/repo.ts';
 import { charge, voidPayment } from '../payments/payment-service.ts';
@@ -591,24 +591,27 @@ async function prepare(
   refuseClearSecrets(op.request);
   const secrets = await openSecrets(deps, op, ctx);
   const body = fullRequest(op, secrets, ctx);
-  const hash = () => requestHash(body, deps.requestHashKey, fingerprintsOf(deps));
+  // Of the canonical command, as for the External API: spelling variants replay.
+  const hash = (command: object) => commandHash(command, deps.requestHashKey, fingerprintsOf(deps));
   switch (op.kind) {
     case 'charge': {
       const command = parseOrFail(chargeRequest, body);
       if (op.offline === true) {
         await recordOfflineAmount(deps.db, ctx.device.id, op.opId, toMinorUnits(command.amount));
       }
-      return { op, ready: { kind: 'charge', command, hash: hash() } };
+      return { op, ready: { kind: 'charge', command, hash: hash(command) } };
     }
     case 'schedule': {
       const command = parseOrFail(scheduleRequest, body);
       if (op.offline === true) {
         await recordOfflineAmount(deps.db, ctx.device.id, op.opId, command.amounts.firstMinor);
       }
-      return { op, ready: { kind: 'schedule', command, hash: hash() } };
+      return { op, ready: { kind: 'schedule', command, hash: hash(command) } };
     }
-    case 'saveDonor':
-      return { op, ready: { kind: 'saveDonor', command: parseOrFail(saveDonorRequest, body), hash: hash() } };
+    case 'saveDonor': {
+      const command = parseOrFail(saveDonorRequest, body);
+      return { op, ready: { kind: 'saveDonor', command, hash: hash(command) } };
+    }
     case 'void':
       return { op, ready: { kind: 'void', command: parseOrFail(voidRequest, body) } };
   }

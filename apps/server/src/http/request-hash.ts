@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { ERROR_CODES } from '@kupah/contracts';
+import { ANSWER_ONLY_FIELDS, ERROR_CODES } from '@kupah/contracts';
 import { ApiError } from './errors.ts';
 
 /** No message of this API nests deeper than a few levels; a deeper body is refused, not recursed. */
@@ -88,4 +88,15 @@ export function requestHash(body: unknown, key: string, fingerprints?: SecretFin
   return createHmac('sha256', key)
     .update(canonicalJson(withoutSecrets(body, fingerprints)))
     .digest('hex');
+}
+
+/**
+ * The request hash of a validated command: the canonical request (`orgGuid`/`orgGUID`, `CA`/`CAD`,
+ * `Credit Card`/`Credit_Card`, `donorId`/`accountNum` … all one form), so spelling variants of one
+ * request replay its first answer instead of a 409. Fields that only say how to answer are left out.
+ */
+export function commandHash(command: object, key: string, fingerprints?: SecretFingerprints): string {
+  const what: Record<string, unknown> = { ...command };
+  for (const f of ANSWER_ONLY_FIELDS) delete what[f];
+  return requestHash(what, key, fingerprints);
 }

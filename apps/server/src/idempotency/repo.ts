@@ -70,7 +70,7 @@ export async function completeKey(
   body: unknown,
 ): Promise<void> {
   await tx.query(
-    'UPDATE idempotency_keys SET status_code = $3, response = $4::jsonb WHERE org_id = $1 AND key = $2',
+    'UPDATE idempotency_keys SET status_code = $3, response = $4::json WHERE org_id = $1 AND key = $2',
     [orgId, key, status, JSON.stringify(body)],
   );
 }

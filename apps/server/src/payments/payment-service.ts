@@ -540,7 +540,7 @@ export async function charge(
           answer: {
             amount: cmd.amount,
             accountNum: parties.donor?.accountNum ?? null,
-            currency: cmd.currency,
+            currency: cmd.answerCurrency,
           },
         },
       },
@@ -552,7 +552,7 @@ export async function charge(
     receiptNum: null,
     amount: cmd.amount,
     accountNum: null,
-    currency: cmd.currency,
+    currency: cmd.answerCurrency,
     paymentStatus: 'Error',
     responseTitle: RESPONSE_TITLES.Error,
     error: { ...UNAVAILABLE_ERROR },

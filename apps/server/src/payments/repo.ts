@@ -193,7 +193,7 @@ export async function recordOutcome(
          pending_context = NULL, resolved_at = now()
        WHERE id = $1 AND status = 'Pending' RETURNING id
      ), k AS (
-       UPDATE idempotency_keys SET status_code = 200, response = $10::jsonb
+       UPDATE idempotency_keys SET status_code = 200, response = $10::json
        WHERE org_id = $8 AND key = $9 AND EXISTS (SELECT 1 FROM p)
      )
      SELECT EXISTS (SELECT 1 FROM p) AS recorded`,

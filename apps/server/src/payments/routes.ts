@@ -6,7 +6,7 @@ import { authenticate } from '../auth/middleware.ts';
 import type { AppEnv } from '../http/env.ts';
 import { ERROR_RESPONSES, jsonBody, jsonOk, validBody } from '../http/openapi.ts';
 import type { TokenBuckets } from '../http/rate-limit.ts';
-import { requestHash } from '../http/request-hash.ts';
+import { commandHash } from '../http/request-hash.ts';
 import { charge, voidPayment } from './payment-service.ts';
 
 export function paymentRoutes(buckets: TokenBuckets) {
@@ -44,11 +44,12 @@ export function paymentRoutes(buckets: TokenBuckets) {
   });
   return new OpenAPIHono<AppEnv>()
     .openapi(chargeRoute, async (c) => {
+      const command = validBody(c.req, chargeRequest);
       const body = await charge(
         c.var.deps,
         c.var.caller,
-        validBody(c.req, chargeRequest),
-        requestHash(await c.req.json(), c.var.deps.requestHashKey, fingerprintsOf(c.var.deps)),
+        command,
+        commandHash(command, c.var.deps.requestHashKey, fingerprintsOf(c.var.deps)),
       ).catch(async (err: unknown) => {
         // A card-testing block: its security event is written before the 429 is answered.
         await settleBlock(err);

@@ -16,7 +16,7 @@ import { authenticate } from '../auth/middleware.ts';
 import type { AppEnv } from '../http/env.ts';
 import { ERROR_RESPONSES, jsonBody, jsonOk, validBody } from '../http/openapi.ts';
 import type { TokenBuckets } from '../http/rate-limit.ts';
-import { requestHash } from '../http/request-hash.ts';
+import { commandHash } from '../http/request-hash.ts';
 import {
   changeSchedulePaymentMethod,
   changeScheduleState,
@@ -101,11 +101,12 @@ export function scheduleRoutes(buckets: TokenBuckets) {
   });
   const app = new OpenAPIHono<AppEnv>()
     .openapi(route, async (c) => {
+      const command = validBody(c.req, scheduleRequest);
       const body = await schedulePayment(
         c.var.deps,
         c.var.caller,
-        validBody(c.req, scheduleRequest),
-        requestHash(await c.req.json(), c.var.deps.requestHashKey, fingerprintsOf(c.var.deps)),
+        command,
+        commandHash(command, c.var.deps.requestHashKey, fingerprintsOf(c.var.deps)),
       ).catch(async (err: unknown) => {
         // A card-testing block: its security event is written before the 429 is answered.
         await settleBlock(err);
