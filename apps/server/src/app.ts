@@ -18,6 +18,7 @@ import type { AppEnv } from './http/env.ts';
 import { ApiError, fromZod } from './http/errors.ts';
 import { authenticateChallenge, methodAndMediaType, withoutTrailingSlash } from './http/http-semantics.ts';
 import { docsRoutes } from './http/openapi.ts';
+import { finishDocument } from './http/openapi-document.ts';
 import { tokenBuckets } from './http/rate-limit.ts';
 import { paymentRoutes } from './payments/routes.ts';
 import { peopleRoutes } from './people/routes.ts';
@@ -159,7 +160,7 @@ export function createApp(deps: Deps, opts: AppOptions) {
     name: 'APIKey',
     description: 'An organisation API key, created with `npm run admin -- apikey create`.',
   });
-  app.doc31('/openapi.json', {
+  const documentConfig = {
     openapi: '3.1.0',
     info: {
       title: 'Kupah donation processing — External API',
@@ -170,6 +171,11 @@ export function createApp(deps: Deps, opts: AppOptions) {
         '(notes ≤ 2,000), arrays ≤ 20 items, amounts > 0 and ≤ 1,000,000 with ≤ 2 decimals, 50 requests/s per ' +
         'credential (burst 100) with 429 and Retry-After. Idempotency records are kept 30 days.',
     },
+  } as const;
+  let document: Record<string, unknown> | undefined;
+  app.get('/openapi.json', (c) => {
+    document ??= finishDocument(app.getOpenAPI31Document(documentConfig));
+    return c.json(document);
   });
   app.route('/', docsRoutes());
   return app;

@@ -1,0 +1,90 @@
+/**
+ * The OpenAPI document as integrators' tools need it, finished from the routes' own declarations:
+ * `servers`, a stable `operationId` per operation (generated clients name their methods after
+ * them), an explicit `security` on every operation, and the answers every operation can give
+ * beyond its own: 405 with `Allow`, 415, 431, and the headers of 401 (`WWW-Authenticate`) and 429
+ * (`Retry-After`). One table here, so a route added without an operationId fails its test.
+ */
+/** `method path` (as the document writes them) → operationId. */
+export const OPERATION_IDS: Record<string, string> = {
+  'post /v1/External/Charge': 'charge',
+  'post /v1/External/VoidPayment': 'voidPayment',
+  'post /v1/External/SchedulePayment': 'schedulePayment',
+  'post /v1/External/SchedulePreview': 'schedulePreview',
+  'get /v1/External/Schedules': 'listSchedules',
+  'post /v1/External/Schedules/{scheduleNum}/Cancel': 'cancelSchedule',
+  'post /v1/External/Schedules/{scheduleNum}/Pause': 'pauseSchedule',
+  'post /v1/External/Schedules/{scheduleNum}/Resume': 'resumeSchedule',
+  'put /v1/External/Schedules/{scheduleNum}/PaymentMethod': 'changeSchedulePaymentMethod',
+  'put /V1/External/SaveDonor': 'saveDonor',
+  'put /V1/External/SaveCollector': 'saveCollector',
+  'put /V1/External/SaveReason': 'saveReason',
+  'put /V1/External/SaveCampaign': 'saveCampaign',
+  'post /v1/Device/Pair': 'pairDevice',
+  'post /v1/Device/Sync/Push': 'pushDeviceOperations',
+  'get /v1/Device/Sync/Pull': 'pullDeviceChanges',
+};
+
+type Json = Record<string, unknown>;
+const BODY_METHODS = new Set(['post', 'put', 'patch']);
+/** The error body (the `ErrorResponse` schema every route's error answers register). */
+const ERROR_CONTENT = { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } };
+
+/** The finished document (a copy; the input is not changed). */
+export function finishDocument(generated: object): Json {
+  const doc = structuredClone(generated) as Json & { paths?: Record<string, Record<string, Json>> };
+  doc.servers = [
+    {
+      url: '/',
+      description:
+        'This server (the document is served by the server it describes; behind a proxy, the public address)',
+    },
+  ];
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    const methods = Object.keys(item).filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m));
+    const allow = methods
+      .flatMap((m) => (m === 'get' ? ['GET', 'HEAD'] : [m.toUpperCase()]))
+      .sort()
+      .join(', ');
+    for (const method of methods) {
+      const op = item[method] as Json & { responses: Record<string, Json>; security?: unknown };
+      const id = OPERATION_IDS[`${method} ${path}`];
+      if (id) op.operationId = id;
+      // Pairing is authorised by the one-time code in its body, not by a header.
+      op.security ??= [];
+      const responses = op.responses;
+      if (responses['401']) {
+        responses['401'] = {
+          ...responses['401'],
+          headers: {
+            'WWW-Authenticate': {
+              description: 'The credential schemes this operation accepts',
+              schema: { type: 'string' },
+            },
+          },
+        };
+      }
+      if (responses['429']) {
+        responses['429'] = {
+          ...responses['429'],
+          headers: {
+            'Retry-After': {
+              description: 'Seconds to wait before trying again',
+              schema: { type: 'integer' },
+            },
+          },
+        };
+      }
+      responses['405'] = {
+        description: `The path answers other methods only (${allow})`,
+        headers: { Allow: { description: 'The methods this path answers', schema: { type: 'string' } } },
+        content: ERROR_CONTENT,
+      };
+      if (BODY_METHODS.has(method)) {
+        responses['415'] = { description: 'The body is not application/json', content: ERROR_CONTENT };
+      }
+      responses['431'] = { description: 'Request headers too large (answered by the HTTP server, no body)' };
+    }
+  }
+  return doc;
+}
