@@ -716,14 +716,8 @@ export const saveReasonRequest = z
     campaignNum: nonNegativeInt().nullish(),
   })
   .transform((v, ctx) => {
+    // A name is required of the saved reason, not of every update (checked after the merge).
     const orgGuid = orgFrom(ctx, v, 'orgGuid');
-    if (!v.reasonName?.trim() && !v.reasonNameHebrew?.trim()) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['reasonName'],
-        message: 'reasonName or reasonNameHebrew is required',
-      });
-    }
     const { orgGUID: _a, orgGuid: _b, ...rest } = v;
     return { ...rest, orgGuid };
   })
@@ -753,14 +747,8 @@ export const saveCampaignRequest = z
     campaignFriendlyName: optNameText(),
   })
   .transform((v, ctx) => {
+    // A name is required of the saved campaign, not of every update (checked after the merge).
     const orgGuid = orgFrom(ctx, v, 'orgGuid');
-    if (!v.campaignName?.trim() && !v.campaignFriendlyName?.trim()) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['campaignName'],
-        message: 'campaignName or campaignFriendlyName is required',
-      });
-    }
     return {
       orgGuid,
       campaignNumber: v.campaignNumber,

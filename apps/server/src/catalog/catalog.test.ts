@@ -135,6 +135,29 @@ describe.each(await testDatabases())('SaveReason and SaveCampaign on %s', (kind)
     expect(
       (await put('SaveReason', { reasonNumber: r.body.reasonNumber, reasonName: 'x' })).body.reasonNameHebrew,
     ).toBe('תורה');
+    // An update may send only what changes, without repeating a name.
+    const onlyEmail = await put('SaveReason', {
+      reasonNumber: r.body.reasonNumber,
+      email: 'sofer@example.org',
+    });
+    expect(onlyEmail.status).toBe(200);
+    expect(onlyEmail.body).toMatchObject({
+      reasonName: 'x',
+      reasonNameHebrew: 'תורה',
+      email: 'sofer@example.org',
+    });
+    // The same of a campaign; and a new record still needs a name.
+    const siyum = await put('SaveCampaign', { campaignNumber: 0, campaignName: 'Siyum' });
+    const friendly = await put('SaveCampaign', {
+      campaignNumber: siyum.body.campaignNumber,
+      campaignFriendlyName: 'S',
+    });
+    expect(friendly.body).toMatchObject({ campaignName: 'Siyum', campaignFriendlyName: 'S' });
+    const unnamed = await put('SaveReason', { reasonNumber: 0, email: 'a@example.org' });
+    expect(unnamed.status).toBe(400);
+    expect(unnamed.body.error.fields).toEqual([
+      { field: 'reasonName', message: expect.stringMatching(/required/) },
+    ]);
   });
 
   it('an update keeps what it does not send: renaming a campaign keeps its friendly name', async () => {

@@ -1338,6 +1338,7 @@ export function reasonMutations(s: Seeds, base: Base): fc.Arbitrary<Mutation> {
   const otherKey = orgKey === 'orgGuid' ? 'orgGUID' : 'orgGuid';
   const m = (label: string, ops: Op[], expect: Expected): Mutation => ({ label, ops, expect });
   const blank = fc.constantFrom('', ' ', '\t', null, undefined);
+  const namesBlank = (create: boolean) => (create ? blank : fc.constantFrom('', ' ', '\t'));
   const blankOp = (k: string, v: unknown) => (v === undefined ? del([k]) : set([k], v));
   return fc.oneof(
     ...fieldMutations([
@@ -1350,8 +1351,10 @@ export function reasonMutations(s: Seeds, base: Base): fc.Arbitrary<Mutation> {
       { path: ['email'], kind: 'string', max: 256, bad: badEmail },
       { path: ['campaignNum'], kind: 'int', min: 0 },
     ]),
+    // An update keeps the names it does not send (null, absent): only deleting both ('') leaves
+    // the reason nameless; a new reason needs one whatever is sent.
     fc
-      .tuple(blank, blank)
+      .tuple(namesBlank(base.body.reasonNumber === 0), namesBlank(base.body.reasonNumber === 0))
       .map(([a, b]) =>
         m(
           'neither reasonName nor reasonNameHebrew',
@@ -1400,6 +1403,7 @@ export function campaignMutations(s: Seeds, base: Base): fc.Arbitrary<Mutation> 
   const otherKey = orgKey === 'orgGuid' ? 'orgGUID' : 'orgGuid';
   const m = (label: string, ops: Op[], expect: Expected): Mutation => ({ label, ops, expect });
   const blank = fc.constantFrom('', ' ', '\t', null, undefined);
+  const namesBlank = (create: boolean) => (create ? blank : fc.constantFrom('', ' ', '\t'));
   const blankOp = (k: string, v: unknown) => (v === undefined ? del([k]) : set([k], v));
   return fc.oneof(
     ...fieldMutations([
@@ -1409,7 +1413,7 @@ export function campaignMutations(s: Seeds, base: Base): fc.Arbitrary<Mutation> 
       text(['campaignFriendlyName']),
     ]),
     fc
-      .tuple(blank, blank)
+      .tuple(namesBlank(base.body.campaignNumber === 0), namesBlank(base.body.campaignNumber === 0))
       .map(([a, b]) =>
         m(
           'neither campaignName nor campaignFriendlyName',
