@@ -8,7 +8,7 @@ import type { CampaignRecord, ReasonRecord, SaveCampaignCommand, SaveReasonComma
 import { ERROR_CODES } from '@kupah/contracts';
 import type { Caller } from '../auth/repo.ts';
 import type { Deps } from '../deps.ts';
-import { ApiError, notFound } from '../http/errors.ts';
+import { ApiError, notFound, validationError } from '../http/errors.ts';
 import { assertSameOrg } from '../payments/payment-service.ts';
 import {
   type Campaign,
@@ -31,11 +31,7 @@ const patched = (sent: string | null | undefined, stored: string | null): string
   sent == null ? stored : clean(sent);
 
 function assertNamed(first: string | null, second: string | null, field: string, message: string): void {
-  if (first === null && second === null) {
-    throw new ApiError(400, ERROR_CODES.VALIDATION_FAILED, `Invalid request: ${field} ${message}`, [
-      { field, message },
-    ]);
-  }
+  if (first === null && second === null) throw validationError([{ field, message }]);
 }
 
 const reasonRecord = (orgGuid: string, r: Reason): ReasonRecord => ({

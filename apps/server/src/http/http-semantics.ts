@@ -10,6 +10,7 @@
 import { ERROR_CODES } from '@kupah/contracts';
 import type { MiddlewareHandler } from 'hono';
 import { findDuplicateKey } from './duplicate-keys.ts';
+import { ApiError, validationError } from './errors.ts';
 
 /** API paths: the External API and device sync (`v1` or `V1`). */
 export const isApiPath = (path: string): boolean => /^\/[vV]1\//.test(path);
@@ -73,48 +74,31 @@ export function methodAndMediaType(
     const method = c.req.method.toUpperCase();
     if (!allowed.includes(method)) {
       if (method === 'OPTIONS') return c.body(null, 204, { Allow: [...allowed, 'OPTIONS'].join(', ') });
-      return c.json(
-        {
-          error: {
-            errorCode: ERROR_CODES.METHOD_NOT_ALLOWED,
-            message: `${path} does not answer ${method}; it answers ${allowed.join(', ')}`,
-          },
-        },
+      throw new ApiError(
         405,
+        ERROR_CODES.METHOD_NOT_ALLOWED,
+        `${path} does not answer ${method}; it answers ${allowed.join(', ')}`,
+        undefined,
         { Allow: allowed.join(', ') },
       );
     }
-    if (BODY_METHODS.has(method) && !isJsonMediaType(c.req.header('content-type'))) {
-      const sent = c.req.header('content-type');
-      return c.json(
-        {
-          error: {
-            errorCode: ERROR_CODES.UNSUPPORTED_MEDIA_TYPE,
-            message: sent
-              ? `The body must be application/json, not ${sent.slice(0, 100)}`
-              : 'The body must be application/json: send Content-Type: application/json',
-          },
-        },
+    if (!BODY_METHODS.has(method)) return next();
+    const sent = c.req.header('content-type');
+    if (!isJsonMediaType(sent)) {
+      throw new ApiError(
         415,
+        ERROR_CODES.UNSUPPORTED_MEDIA_TYPE,
+        sent
+          ? `The body must be application/json, not ${sent.slice(0, 100)}`
+          : 'The body must be application/json: send Content-Type: application/json',
+        undefined,
         { Accept: 'application/json' },
       );
     }
-    if (BODY_METHODS.has(method)) {
-      // Read once here (Hono keeps it for the route's own parsing).
-      const duplicate = findDuplicateKey(await c.req.text());
-      if (duplicate !== null) {
-        const message = 'is given more than once in one JSON object';
-        return c.json(
-          {
-            error: {
-              errorCode: ERROR_CODES.VALIDATION_FAILED,
-              message: `Invalid request: ${duplicate} ${message}`,
-              fields: [{ field: duplicate, message }],
-            },
-          },
-          400,
-        );
-      }
+    // Read once here (Hono keeps it for the route's own parsing).
+    const duplicate = findDuplicateKey(await c.req.text());
+    if (duplicate !== null) {
+      throw validationError([{ field: duplicate, message: 'is given more than once in one JSON object' }]);
     }
     return next();
   };
