@@ -55,7 +55,18 @@ export async function claimKey(
     'SELECT operation, request_hash, status_code, response FROM idempotency_keys WHERE org_id = $1 AND key = $2',
     [orgId, key],
   );
-  if (!row) return taken ? { kind: 'taken' } : { kind: 'in-progress' };
+  if (!row) {
+    if (!taken) return { kind: 'in-progress' };
+    // `taken` was judged on the first statement's snapshot. A claim released since (a charge that
+    // never reached the gateway: its Pending payment deleted with its key) frees the id again, so
+    // look once more: answering "used before" then would lose a donation that was never charged.
+    const [now] = await tx.query<{ t: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM payments WHERE org_id = $1 AND unique_transaction_id = $2 AND schedule_id IS NULL)
+           OR EXISTS (SELECT 1 FROM schedules WHERE org_id = $1 AND unique_transaction_id = $2) AS t`,
+      [orgId, key],
+    );
+    return now?.t ? { kind: 'taken' } : { kind: 'in-progress' };
+  }
   const sameBody = row.request_hash === requestHash || row.request_hash === LEGACY_REQUEST_HASH;
   if (row.operation !== operation || !sameBody) return { kind: 'conflict', operation: row.operation };
   if (row.status_code === null) return { kind: 'in-progress' };
