@@ -25,6 +25,15 @@ export const OPERATION_IDS: Record<string, string> = {
   'get /v1/Device/Sync/Pull': 'pullDeviceChanges',
 };
 
+/** The operations' tags, described (the document lists every tag an operation uses). */
+export const TAGS: Record<string, string> = {
+  Payments: 'One-time charges and voids (Charge, VoidPayment).',
+  Schedules: 'Recurring and future-dated payments, their preview and management.',
+  'Donors and collectors': 'Create or update donors and collectors (SaveDonor, SaveCollector).',
+  'Reasons and campaigns': 'Create or update reasons and campaigns (SaveReason, SaveCampaign).',
+  'Device sync': 'Pairing, pushing queued operations and pulling reference data (terminals).',
+};
+
 type Json = Record<string, unknown>;
 const BODY_METHODS = new Set(['post', 'put', 'patch']);
 /** The error body (the `ErrorResponse` schema every route's error answers register). */
@@ -40,6 +49,7 @@ export function finishDocument(generated: object): Json {
         'This server (the document is served by the server it describes; behind a proxy, the public address)',
     },
   ];
+  const used = new Set<string>();
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     const methods = Object.keys(item).filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m));
     const allow = methods
@@ -48,6 +58,7 @@ export function finishDocument(generated: object): Json {
       .join(', ');
     for (const method of methods) {
       const op = item[method] as Json & { responses: Record<string, Json>; security?: unknown };
+      for (const tag of (op.tags as string[] | undefined) ?? []) used.add(tag);
       const id = OPERATION_IDS[`${method} ${path}`];
       if (id) op.operationId = id;
       // Pairing is authorised by the one-time code in its body, not by a header.
@@ -86,5 +97,6 @@ export function finishDocument(generated: object): Json {
       responses['431'] = { description: 'Request headers too large (answered by the HTTP server, no body)' };
     }
   }
+  doc.tags = [...used].sort().map((name) => ({ name, description: TAGS[name] ?? name }));
   return doc;
 }

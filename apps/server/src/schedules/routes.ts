@@ -67,6 +67,10 @@ export function scheduleRoutes(buckets: TokenBuckets) {
     path: '/v1/External/Schedules',
     tags: ['Schedules'],
     summary: "List an organisation's or a donor's schedules with their next dates (extension)",
+    description:
+      'Documented extension. The schedules of the organisation (or of one donor, `donorId`), newest first, ' +
+      'optionally of one status, with the next instalment date, the payments charged (the first payment ' +
+      'charged at creation included) and missed. Unknown query parameters are a 400 UNKNOWN_FIELD.',
     security: [{ ApiKey: [] }],
     middleware: [apiKeyOnly] as const,
     request: { query: scheduleListQuery },
