@@ -23,6 +23,11 @@ export const OPERATION_IDS: Record<string, string> = {
   'post /v1/Device/Pair': 'pairDevice',
   'post /v1/Device/Sync/Push': 'pushDeviceOperations',
   'get /v1/Device/Sync/Pull': 'pullDeviceChanges',
+  'get /v1/External/Payments': 'listPayments',
+  'get /v1/External/Payments/{receiptNum}': 'getPayment',
+  'get /v1/External/Reports/Totals': 'getTotals',
+  'get /v1/External/Donors': 'searchDonors',
+  'get /v1/External/Donors/{accountNum}': 'getDonor',
 };
 
 /** The operations' tags, described (the document lists every tag an operation uses). */
@@ -31,6 +36,7 @@ export const TAGS: Record<string, string> = {
   Schedules: 'Recurring and future-dated payments, their preview and management.',
   'Donors and collectors': 'Create or update donors and collectors (SaveDonor, SaveCollector).',
   'Reasons and campaigns': 'Create or update reasons and campaigns (SaveReason, SaveCampaign).',
+  Reports: 'Read API for reporting and reconciliation: payments, totals, donors (API key).',
   'Device sync': 'Pairing, pushing queued operations and pulling reference data (terminals).',
 };
 

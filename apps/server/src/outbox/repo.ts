@@ -22,7 +22,7 @@ export async function insertEvent(
   const eventId = `msg_${randomUUID().replaceAll('-', '')}`;
   await tx.query(
     `WITH e AS (
-       INSERT INTO outbox_events (org_id, event_type, event_id, payload) VALUES ($1, $2, $3, $4) RETURNING id
+       INSERT INTO outbox_events (org_id, event_type, event_id, payload, receipt_num) VALUES ($1, $2, $3, $4, $6) RETURNING id
      ), d AS (
        INSERT INTO webhook_deliveries (org_id, event_id, endpoint_id, status, next_attempt_at, created_at)
        SELECT $1, e.id, w.id, 'pending', $5, $5 FROM e, webhook_endpoints w
@@ -30,9 +30,16 @@ export async function insertEvent(
        RETURNING id
      )
      SELECT CASE WHEN EXISTS (SELECT 1 FROM d) THEN pg_notify('${WEBHOOK_CHANNEL}', '') END AS notified`,
-    [orgId, type, eventId, JSON.stringify(payload), at.toISOString()],
+    [orgId, type, eventId, JSON.stringify(payload), at.toISOString(), receiptOf(payload)],
   );
   return eventId;
+}
+
+/** The receipt number a webhook body is about: its payment, or the first payment of a schedule. */
+function receiptOf(payload: unknown): string | null {
+  const p = payload as { paymentNumber?: unknown; firstPayment?: { paymentNumber?: unknown } };
+  const receipt = p.paymentNumber ?? p.firstPayment?.paymentNumber;
+  return typeof receipt === 'string' ? receipt : null;
 }
 
 export async function listEvents(

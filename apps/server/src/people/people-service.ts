@@ -75,9 +75,9 @@ function assertNamePair(f: PersonFields): void {
   }
 }
 
-function toRecord(kind: 'donor', orgGuid: string, p: Person): DonorRecord;
-function toRecord(kind: 'collector', orgGuid: string, p: Person): CollectorRecord;
-function toRecord(kind: PersonKind, orgGuid: string, p: Person): DonorRecord | CollectorRecord {
+export function toRecord(kind: 'donor', orgGuid: string, p: Person): DonorRecord;
+export function toRecord(kind: 'collector', orgGuid: string, p: Person): CollectorRecord;
+export function toRecord(kind: PersonKind, orgGuid: string, p: Person): DonorRecord | CollectorRecord {
   const base = {
     orgGuid,
     title: p.title,

@@ -176,6 +176,16 @@ export async function findPersonById(sql: Sql, kind: PersonKind, id: number): Pr
   return row ? toPerson(row) : null;
 }
 
+/** People by id, in the order of `ids`. */
+export async function findPeopleByIds(sql: Sql, kind: PersonKind, ids: readonly number[]): Promise<Person[]> {
+  if (ids.length === 0) return [];
+  const rows = await sql.query<PersonRow>(`SELECT ${COLS} FROM ${TABLE[kind]} WHERE id = ANY($1::bigint[])`, [
+    ids,
+  ]);
+  const byId = new Map(rows.map((r) => [Number(r.id), toPerson(r)]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
 async function nextVal(sql: Sql, seq: string): Promise<number> {
   const [row] = await sql.query<{ n: string }>(`SELECT nextval('${seq}') AS n`);
   return Number(row!.n);
