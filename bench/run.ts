@@ -8,6 +8,7 @@ import { type DbKind, defaultConnections, formatCharge, runCharge } from './char
 import { formatGatewayHang, runGatewayHang } from './gateway-hang.ts';
 import { errorText, installSignalHandlers, runCleanups, startWatchdog } from './lifecycle.ts';
 import { DEFAULT_PG_URL, loopbackPgUrl } from './postgres.ts';
+import { formatReports, runReports } from './reports.ts';
 import { formatSchedules, runSchedules } from './schedules.ts';
 import { formatSync, runSync } from './sync.ts';
 import { formatTerminal, runTerminal } from './terminal.ts';
@@ -42,6 +43,8 @@ Benchmarks:
             screen, offline enqueue of 1,000 card donations, renderer JavaScript size.
   sync      payments queued offline in the terminal's data layer in Chromium (Dexie,
             sealed card data), then forwarded by the sync loop to the server on PostgreSQL.
+  reports   the read API on PostgreSQL over a year of 1,000,000 payments (--payments): totals
+            by every groupBy (target ≤ 500 ms), payment pages, cursor, donor search.
   gateway-hang
             the server on PostgreSQL with a gateway that never answers (SANDBOX_GATEWAY_FAULTS=hang):
             200 Charges kept in flight, all hanging, while SaveDonor (APIKey) is measured under
@@ -64,7 +67,8 @@ Options (schedules, webhooks, sync; all use PostgreSQL at --pg-url):
   --events <n>             webhooks: events in the burst (default 20000)
   --instalments <n>        schedules: due instalments to charge (default 10000)
   --workers <n>            schedules: scheduler workers (default 8)
-  --payments <n>           sync: payments to queue and forward (default 10000)
+  --payments <n>           sync: payments to queue and forward (default 10000);
+                           reports: payments in the year (default 1000000)
 Options (gateway-hang; PostgreSQL at --pg-url):
   --charges <n>            charges kept in flight, all hanging (default ${DEFAULTS.hangCharges})
   --gateway-timeout <ms>   the server's GATEWAY_TIMEOUT_MS (default ${DEFAULTS.gatewayTimeout})
@@ -81,7 +85,15 @@ DATA_DIR and DATABASE_URL chosen by the benchmark, and SANDBOX_GATEWAY_LATENCY_M
 SANDBOX_GATEWAY_FAULTS set (gateway-hang: also GATEWAY_TIMEOUT_MS) or removed; so DB_POOL_SIZE
 and GATEWAY_CONCURRENCY[_PER_ORG], if set, are passed through.`;
 
-const BENCHMARKS = ['charge', 'schedules', 'webhooks', 'sync', 'terminal', 'gateway-hang'] as const;
+const BENCHMARKS = [
+  'charge',
+  'schedules',
+  'webhooks',
+  'sync',
+  'terminal',
+  'gateway-hang',
+  'reports',
+] as const;
 
 function positiveNumber(name: string, text: string | undefined, fallback: number, allowZero = false): number {
   if (text === undefined) return fallback;
@@ -126,7 +138,13 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
 
-  if (name === 'schedules' || name === 'webhooks' || name === 'sync' || name === 'gateway-hang')
+  if (
+    name === 'schedules' ||
+    name === 'webhooks' ||
+    name === 'sync' ||
+    name === 'gateway-hang' ||
+    name === 'reports'
+  )
     return runOnPostgres(name, values);
   if (name === 'terminal') {
     const opts = { donations: 1000, starts: 7, log: (line: string) => console.error(`bench: ${line}`) };
@@ -203,7 +221,7 @@ async function runReported<R extends { meetsTargets: boolean }>(
 }
 
 async function runOnPostgres(
-  name: 'schedules' | 'webhooks' | 'sync' | 'gateway-hang',
+  name: 'schedules' | 'webhooks' | 'sync' | 'gateway-hang' | 'reports',
   values: ReturnType<typeof parse>['values'],
 ): Promise<number> {
   let pgUrl: URL;
@@ -216,8 +234,14 @@ async function runOnPostgres(
     if (gatewayLatencyMs > 0 && name !== 'sync')
       throw new UsageError('--gateway-latency applies to charge and sync only');
     if (name === 'gateway-hang') return runHang(pgUrl, values);
-    const countFlag = { webhooks: 'events', schedules: 'instalments', sync: 'payments' } as const;
-    count = positiveNumber(countFlag[name], values[countFlag[name]], name === 'webhooks' ? 20_000 : 10_000);
+    const countFlag = {
+      webhooks: 'events',
+      schedules: 'instalments',
+      sync: 'payments',
+      reports: 'payments',
+    } as const;
+    const defaultCount = { webhooks: 20_000, schedules: 10_000, sync: 10_000, reports: 1_000_000 } as const;
+    count = positiveNumber(countFlag[name], values[countFlag[name]], defaultCount[name]);
     workers = positiveNumber('workers', values.workers, 8);
     if (!Number.isInteger(count) || count > 1_000_000 || !Number.isInteger(workers) || workers > 64) {
       throw new UsageError('counts must be whole numbers (at most 1,000,000; workers at most 64)');
@@ -234,6 +258,15 @@ async function runOnPostgres(
       log: (line: string) => console.error(`bench: ${line}`),
     };
     return runReported(name, values, 900_000, () => runSync(opts), formatSync);
+  }
+  if (name === 'reports') {
+    const opts = {
+      pgUrl,
+      payments: count,
+      repeats: 5,
+      log: (line: string) => console.error(`bench: ${line}`),
+    };
+    return runReported(name, values, 1_200_000, () => runReports(opts), formatReports);
   }
   if (name === 'schedules') {
     const opts = { pgUrl, engineSchedules: 100_000, instalments: count, concurrency: workers };

@@ -592,15 +592,39 @@ ALTER TABLE idempotency_keys ALTER COLUMN response TYPE json USING response::jso
 ALTER TABLE outbox_events ADD COLUMN receipt_num text;
 UPDATE outbox_events SET receipt_num = COALESCE(payload::jsonb->>'paymentNumber', payload::jsonb->'firstPayment'->>'paymentNumber');
 CREATE INDEX outbox_events_receipt ON outbox_events (org_id, receipt_num) WHERE receipt_num IS NOT NULL;
+-- Totals group by the organisation's day a payment was taken (its time zone then), kept on the row
+-- so that no time-zone conversion runs per row; reason_count says whether a payment is split
+-- over reasons (those are summed from payment_reasons). Both are set when the payment is written.
+ALTER TABLE payments ADD COLUMN local_day date;
+ALTER TABLE payments ADD COLUMN reason_count smallint NOT NULL DEFAULT 0;
+UPDATE payments p SET local_day = (p.created_at AT TIME ZONE COALESCE(o.settings->>'timezone', 'America/New_York'))::date FROM orgs o WHERE o.id = p.org_id;
+UPDATE payments p SET reason_count = x.n FROM (SELECT payment_id, count(*) AS n FROM payment_reasons GROUP BY payment_id) x WHERE x.payment_id = p.id;
+CREATE FUNCTION payments_local_day() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.local_day IS NULL THEN NEW.local_day := (NEW.created_at AT TIME ZONE COALESCE((SELECT settings->>'timezone' FROM orgs WHERE id = NEW.org_id), 'America/New_York'))::date; END IF; RETURN NEW; END $$;
+CREATE TRIGGER payments_local_day BEFORE INSERT ON payments FOR EACH ROW EXECUTE FUNCTION payments_local_day();
+-- A reason's share carries what its totals group and filter by (copied from its payment when
+-- written; the status follows the payment's), so totals by reason read payment_reasons alone.
+ALTER TABLE payment_reasons ADD COLUMN org_id bigint;
+ALTER TABLE payment_reasons ADD COLUMN created_at timestamptz;
+ALTER TABLE payment_reasons ADD COLUMN currency text;
+ALTER TABLE payment_reasons ADD COLUMN status text;
+UPDATE payment_reasons pr SET org_id = p.org_id, created_at = p.created_at, currency = p.currency, status = p.status FROM payments p WHERE p.id = pr.payment_id;
+CREATE FUNCTION payment_reasons_copy() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN SELECT p.org_id, p.created_at, p.currency, p.status INTO NEW.org_id, NEW.created_at, NEW.currency, NEW.status FROM payments p WHERE p.id = NEW.payment_id; RETURN NEW; END $$;
+CREATE TRIGGER payment_reasons_copy BEFORE INSERT ON payment_reasons FOR EACH ROW EXECUTE FUNCTION payment_reasons_copy();
+CREATE FUNCTION payments_status_to_reasons() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN UPDATE payment_reasons SET status = NEW.status WHERE payment_id = NEW.id; RETURN NULL; END $$;
+CREATE TRIGGER payments_status_to_reasons AFTER UPDATE OF status ON payments FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status AND NEW.reason_count > 0) EXECUTE FUNCTION payments_status_to_reasons();
+CREATE INDEX payment_reasons_totals ON payment_reasons (org_id, created_at) INCLUDE (reason_id, currency, status, amount_minor);
 -- Newest first with a (created_at, id) cursor; totals over a time range read this index alone
 -- (an index-only scan: every column the totals group or sum by is included).
 CREATE INDEX payments_org_created_id ON payments (org_id, created_at DESC, id DESC);
-CREATE INDEX payments_totals ON payments (org_id, created_at) INCLUDE (status, currency, amount_minor, method, source_id, collector_id, campaign_id);
+CREATE INDEX payments_totals ON payments (org_id, created_at) INCLUDE (status, currency, amount_minor, method, source_id, collector_id, campaign_id, local_day, reason_count);
 DROP INDEX payments_org_created;
 CREATE INDEX payments_donor ON payments (donor_id, created_at DESC) WHERE donor_id IS NOT NULL;
 CREATE INDEX payments_collector ON payments (collector_id, created_at DESC) WHERE collector_id IS NOT NULL;
 CREATE INDEX payments_schedule ON payments (schedule_id) WHERE schedule_id IS NOT NULL;
 CREATE INDEX payment_reasons_reason ON payment_reasons (reason_id);
+-- Account numbers are looked up case-insensitively (d100001 is D100001).
+CREATE INDEX donors_account_upper ON donors (org_id, upper(account_num));
+CREATE INDEX collectors_account_upper ON collectors (org_id, upper(account_num));
 `,
   },
 ];

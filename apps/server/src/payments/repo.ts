@@ -50,9 +50,9 @@ export async function insertPayment(tx: Sql, p: NewPayment): Promise<{ id: numbe
        INSERT INTO payments (org_id, receipt_num, status, amount_minor, currency, method, payment_date, processed_at,
          donor_id, donor_created, campaign_id, collector_id, schedule_id, instalment_seq, source_id, api_key_id,
          unique_transaction_id, note, brand, last4, expiry, card_holder_name, token, gateway_name, gateway_key,
-         is_anonymous, device, pending_context, gateway_state, gateway_sent_at, recovery_after, created_at)
+         is_anonymous, device, pending_context, gateway_state, gateway_sent_at, recovery_after, created_at, reason_count)
        VALUES ($1, 'R' || nextval('receipt_seq'), 'Pending', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
-         $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25::jsonb, $26::jsonb, 'sending', $6, $27, $6)
+         $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25::jsonb, $26::jsonb, 'sending', $6, $27, $6, $29)
        RETURNING id, receipt_num
      ), linked AS (
        UPDATE idempotency_keys SET payment_id = (SELECT id FROM ins) WHERE org_id = $1 AND key = $28
@@ -87,6 +87,7 @@ export async function insertPayment(tx: Sql, p: NewPayment): Promise<{ id: numbe
       JSON.stringify(p.context),
       p.recoveryAfter.toISOString(),
       p.idempotencyKey,
+      p.reasons.length,
     ],
   );
   const id = Number(row!.id);

@@ -228,14 +228,34 @@ export async function listPaymentRows(
   if (f.currency !== null) where.push(`p.currency = ${arg(f.currency)}`);
   if (f.source === 'apiKey') where.push('p.source_id IS NULL AND p.api_key_id IS NOT NULL');
   else if (f.source !== null) where.push(`src.kind = ${arg(f.source)}`);
-  if (f.deviceId !== null) where.push(`dev.device_id = ${arg(f.deviceId)} AND dev.org_id = $1`);
-  if (f.collectorId !== null) where.push(`upper(c.account_num) = upper(${arg(f.collectorId)})`);
-  if (f.donorId !== null) where.push(`upper(d.account_num) = upper(${arg(f.donorId)})`);
-  if (f.campaignNumber !== null) where.push(`cp.number = ${arg(f.campaignNumber)}`);
-  if (f.scheduleNum !== null) where.push(`s.schedule_num = ${arg(f.scheduleNum)}`);
+  // Parties by scalar subqueries, so the payments are found through their own indexes.
+  if (f.deviceId !== null) {
+    where.push(
+      `p.source_id = (SELECT source_id FROM devices WHERE org_id = $1 AND device_id = ${arg(f.deviceId)})`,
+    );
+  }
+  if (f.collectorId !== null) {
+    where.push(`p.collector_id = (SELECT id FROM collectors
+      WHERE org_id = $1 AND upper(account_num) = upper(${arg(f.collectorId)}))`);
+  }
+  if (f.donorId !== null) {
+    where.push(
+      `p.donor_id = (SELECT id FROM donors WHERE org_id = $1 AND upper(account_num) = upper(${arg(f.donorId)}))`,
+    );
+  }
+  if (f.campaignNumber !== null) {
+    where.push(
+      `p.campaign_id = (SELECT id FROM campaigns WHERE org_id = $1 AND number = ${arg(f.campaignNumber)})`,
+    );
+  }
+  if (f.scheduleNum !== null) {
+    where.push(
+      `p.schedule_id = (SELECT id FROM schedules WHERE org_id = $1 AND schedule_num = ${arg(f.scheduleNum)})`,
+    );
+  }
   if (f.reasonNumber !== null) {
-    where.push(`EXISTS (SELECT 1 FROM payment_reasons pr JOIN reasons r ON r.id = pr.reason_id
-      WHERE pr.payment_id = p.id AND r.number = ${arg(f.reasonNumber)})`);
+    where.push(`p.id IN (SELECT payment_id FROM payment_reasons WHERE reason_id =
+      (SELECT id FROM reasons WHERE org_id = $1 AND number = ${arg(f.reasonNumber)}))`);
   }
   if (f.minMinor !== null) where.push(`p.amount_minor >= ${arg(f.minMinor)}`);
   if (f.maxMinor !== null) where.push(`p.amount_minor <= ${arg(f.maxMinor)}`);
@@ -360,108 +380,156 @@ export interface TotalsRowRaw {
   eMinor: number;
 }
 
-/** Sums per status of one aggregate; `amt` is the amount expression (a reason's share by reason). */
-const SUMS = (amt: string, status = 'status') => `
-  count(*) FILTER (WHERE ${status} = 'Success') AS s_count, COALESCE(sum(${amt}) FILTER (WHERE ${status} = 'Success'), 0) AS s_minor,
-  count(*) FILTER (WHERE ${status} = 'Voided') AS v_count, COALESCE(sum(${amt}) FILTER (WHERE ${status} = 'Voided'), 0) AS v_minor,
-  count(*) FILTER (WHERE ${status} = 'Declined') AS d_count, COALESCE(sum(${amt}) FILTER (WHERE ${status} = 'Declined'), 0) AS d_minor,
-  count(*) FILTER (WHERE ${status} = 'Error') AS e_count, COALESCE(sum(${amt}) FILTER (WHERE ${status} = 'Error'), 0) AS e_minor`;
+export type GroupBy = 'day' | 'device' | 'collector' | 'campaign' | 'reason' | 'method' | 'currency';
 
-const SUM_COLS = 's_count, s_minor, v_count, v_minor, d_count, d_minor, e_count, e_minor';
+/** One aggregate row: a group (its id), a currency and a status, counted and summed. */
+interface Cell {
+  gid: string | null;
+  currency: string;
+  status: string;
+  n: string | number;
+  minor: string | number;
+}
 
-export type GroupBy = 'day' | 'device' | 'collector' | 'campaign' | 'reason' | 'method' | 'currency' | 'none';
+/** The column each grouping aggregates on, in the covering index `payments_totals`. */
+const GROUP_COLUMN: Record<Exclude<GroupBy, 'reason'>, string> = {
+  day: 'local_day',
+  device: 'source_id',
+  collector: 'collector_id',
+  campaign: 'campaign_id',
+  method: 'method',
+  currency: 'currency',
+};
+
+const RANGE = "org_id = $1 AND created_at >= $2 AND created_at < $3 AND status <> 'Pending'";
+
+/** Names of the groups found (a few rows), by group id. */
+async function labels(
+  sql: Sql,
+  groupBy: GroupBy,
+  ids: string[],
+): Promise<Map<string, { key: string; label: string | null }>> {
+  const out = new Map<string, { key: string; label: string | null }>();
+  const numeric = ids.filter((id) => /^\d+$/.test(id));
+  if (groupBy === 'day' || groupBy === 'method' || groupBy === 'currency') {
+    for (const id of ids) out.set(id, { key: id, label: null });
+    return out;
+  }
+  if (numeric.length === 0) return out;
+  const queries: Record<'device' | 'collector' | 'campaign' | 'reason', string> = {
+    device: `SELECT s.id::text AS gid, COALESCE(d.device_id, s.masked) AS key, COALESCE(d.name, s.name) AS label
+             FROM sources s LEFT JOIN devices d ON d.source_id = s.id WHERE s.id = ANY($1::bigint[])`,
+    collector: `SELECT id::text AS gid, account_num AS key,
+                  NULLIF(COALESCE(NULLIF(concat_ws(' ', first_name, last_name), ''),
+                                  concat_ws(' ', first_name_hebrew, last_name_hebrew)), '') AS label
+                FROM collectors WHERE id = ANY($1::bigint[])`,
+    campaign: `SELECT id::text AS gid, number::text AS key, COALESCE(name, friendly_name) AS label
+               FROM campaigns WHERE id = ANY($1::bigint[])`,
+    reason: `SELECT id::text AS gid, number::text AS key, COALESCE(name, name_hebrew) AS label
+             FROM reasons WHERE id = ANY($1::bigint[])`,
+  };
+  const rows = await sql.query<{ gid: string; key: string; label: string | null }>(queries[groupBy], [
+    numeric,
+  ]);
+  for (const r of rows) out.set(r.gid, { key: r.key, label: r.label });
+  return out;
+}
+
+function pivot(
+  cells: Cell[],
+  name: (gid: string | null) => { key: string | null; label: string | null },
+): TotalsRowRaw[] {
+  const rows = new Map<string, TotalsRowRaw>();
+  for (const c of cells) {
+    const id = `${c.gid ?? ''}\u0000${c.currency}`;
+    let row = rows.get(id);
+    if (!row) {
+      row = {
+        ...name(c.gid),
+        currency: c.currency,
+        sCount: 0,
+        sMinor: 0,
+        vCount: 0,
+        vMinor: 0,
+        dCount: 0,
+        dMinor: 0,
+        eCount: 0,
+        eMinor: 0,
+      };
+      rows.set(id, row);
+    }
+    const n = Number(c.n);
+    const minor = Number(c.minor);
+    const part = { Success: 's', Voided: 'v', Declined: 'd', Error: 'e' }[c.status] as
+      | 's'
+      | 'v'
+      | 'd'
+      | 'e'
+      | undefined;
+    if (part === undefined) continue;
+    row[`${part}Count`] += n;
+    row[`${part}Minor`] += minor;
+  }
+  return [...rows.values()];
+}
 
 /**
- * Totals between two instants, grouped in SQL. The inner aggregate reads only the covering index
- * (org_id, created_at) INCLUDE (status, currency, amount_minor, method, source_id, collector_id,
- * campaign_id); names are joined to the few groups afterwards.
+ * Totals between two instants, grouped: one aggregate over the covering index of payments (by
+ * reason: over payment_reasons' own index, plus the payments without reasons), grouped by
+ * (group, currency, status); names are looked up for the few groups found. Returns the groups and
+ * the totals per currency.
  */
 export async function totals(
   sql: Sql,
   orgId: number,
-  tz: string,
   from: Date,
   to: Date,
   groupBy: GroupBy,
-): Promise<TotalsRowRaw[]> {
-  const rangeOf = (t: string) =>
-    `${t}org_id = $1 AND ${t}created_at >= $2 AND ${t}created_at < $3 AND ${t}status <> 'Pending'`;
-  const range = rangeOf('');
-  const params: unknown[] = [orgId, from.toISOString(), to.toISOString()];
-  let text: string;
-  switch (groupBy) {
-    case 'none':
-      text = `SELECT NULL::text AS key, NULL::text AS label, currency, ${SUMS('amount_minor')}
-              FROM payments WHERE ${range} GROUP BY currency`;
-      break;
-    case 'currency':
-      text = `SELECT currency AS key, NULL::text AS label, currency, ${SUMS('amount_minor')}
-              FROM payments WHERE ${range} GROUP BY currency`;
-      break;
-    case 'method':
-      text = `SELECT method AS key, NULL::text AS label, currency, ${SUMS('amount_minor')}
-              FROM payments WHERE ${range} GROUP BY method, currency`;
-      break;
-    case 'day':
-      params.push(tz);
-      text = `SELECT to_char(day, 'YYYY-MM-DD') AS key, NULL::text AS label, currency, ${SUM_COLS} FROM (
-                SELECT (created_at AT TIME ZONE $4)::date AS day, currency, ${SUMS('amount_minor')}
-                FROM payments WHERE ${range} GROUP BY 1, 2) g`;
-      break;
-    case 'device':
-      text = `SELECT dev.device_id AS key,
-                     COALESCE(dev.name, src.name, CASE WHEN g.source_id IS NULL THEN 'API key' END) AS label,
-                     g.currency, ${SUM_COLS} FROM (
-                SELECT source_id, currency, ${SUMS('amount_minor')}
-                FROM payments WHERE ${range} GROUP BY 1, 2) g
-              LEFT JOIN sources src ON src.id = g.source_id
-              LEFT JOIN devices dev ON dev.source_id = g.source_id AND g.source_id IS NOT NULL`;
-      break;
-    case 'collector':
-      text = `SELECT c.account_num AS key,
-                     NULLIF(COALESCE(NULLIF(concat_ws(' ', c.first_name, c.last_name), ''),
-                                     concat_ws(' ', c.first_name_hebrew, c.last_name_hebrew)), '') AS label,
-                     g.currency, ${SUM_COLS} FROM (
-                SELECT collector_id, currency, ${SUMS('amount_minor')}
-                FROM payments WHERE ${range} GROUP BY 1, 2) g
-              LEFT JOIN collectors c ON c.id = g.collector_id`;
-      break;
-    case 'campaign':
-      text = `SELECT cp.number::text AS key, COALESCE(cp.name, cp.friendly_name) AS label, g.currency, ${SUM_COLS} FROM (
-                SELECT campaign_id, currency, ${SUMS('amount_minor')}
-                FROM payments WHERE ${range} GROUP BY 1, 2) g
-              LEFT JOIN campaigns cp ON cp.id = g.campaign_id`;
-      break;
-    case 'reason':
-      text = `SELECT r.number::text AS key, COALESCE(r.name, r.name_hebrew) AS label, g.currency, ${SUM_COLS} FROM (
-                SELECT pr.reason_id, p.currency, ${SUMS('COALESCE(pr.amount_minor, p.amount_minor)', 'p.status')}
-                FROM payments p LEFT JOIN payment_reasons pr ON pr.payment_id = p.id
-                WHERE ${rangeOf('p.')} GROUP BY 1, 2) g
-              LEFT JOIN reasons r ON r.id = g.reason_id`;
-      break;
+): Promise<{ groups: TotalsRowRaw[]; totals: TotalsRowRaw[] }> {
+  const params = [orgId, from.toISOString(), to.toISOString()];
+  let cells: Cell[];
+  let all: Cell[];
+  if (groupBy === 'reason') {
+    const [shares, payments] = await Promise.all([
+      sql.query<Cell>(
+        `SELECT gid::text AS gid, currency, status, n, minor FROM (
+           SELECT reason_id AS gid, currency, status, count(*) AS n, sum(amount_minor) AS minor
+           FROM payment_reasons WHERE ${RANGE} GROUP BY reason_id, currency, status) g`,
+        params,
+      ),
+      sql.query<Cell>(
+        `SELECT CASE WHEN reason_count = 0 THEN 'none' END AS gid, currency, status, count(*) AS n, sum(amount_minor) AS minor
+         FROM payments WHERE ${RANGE} GROUP BY reason_count = 0, currency, status`,
+        params,
+      ),
+    ]);
+    cells = [...shares, ...payments.filter((c) => c.gid === 'none').map((c) => ({ ...c, gid: null }))];
+    all = payments.map((c) => ({ ...c, gid: null }));
+  } else {
+    // Grouped on the raw column; only the few groups are turned into text.
+    cells = await sql.query<Cell>(
+      `SELECT gid::text AS gid, currency, status, n, minor FROM (
+         SELECT ${GROUP_COLUMN[groupBy]} AS gid, currency, status, count(*) AS n, sum(amount_minor) AS minor
+         FROM payments WHERE ${RANGE} GROUP BY 1, currency, status) g`,
+      params,
+    );
+    all = cells.map((c) => ({ ...c, gid: null }));
   }
-  const rows = await sql.query<Record<string, string | number | null>>(text, params);
-  const n = (v: string | number | null | undefined) => Number(v ?? 0);
-  return rows
-    .map((r) => ({
-      key: r.key === null || r.key === undefined ? null : String(r.key),
-      label: r.label === null || r.label === undefined ? null : String(r.label),
-      currency: String(r.currency),
-      sCount: n(r.s_count),
-      sMinor: n(r.s_minor),
-      vCount: n(r.v_count),
-      vMinor: n(r.v_minor),
-      dCount: n(r.d_count),
-      dMinor: n(r.d_minor),
-      eCount: n(r.e_count),
-      eMinor: n(r.e_minor),
-    }))
-    .sort(
+  const ids = [...new Set(cells.flatMap((c) => (c.gid === null ? [] : [c.gid])))];
+  const names = await labels(sql, groupBy, ids);
+  const groups = pivot(cells, (gid) =>
+    gid === null ? { key: null, label: null } : (names.get(gid) ?? { key: gid, label: null }),
+  );
+  const none = () => ({ key: null, label: null });
+  return {
+    groups: groups.sort(
       (a, b) =>
         (a.key === null ? 1 : 0) - (b.key === null ? 1 : 0) ||
         compareKeys(a.key, b.key, groupBy) ||
         a.currency.localeCompare(b.currency),
-    );
+    ),
+    totals: pivot(all, none).sort((a, b) => a.currency.localeCompare(b.currency)),
+  };
 }
 
 /** Days and names in order; numbers (campaign, reason) by value. */

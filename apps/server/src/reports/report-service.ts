@@ -363,18 +363,14 @@ export async function getTotals(
   const range = await checkedRange(deps, caller, q.from, q.to);
   const from = range.from!;
   const to = range.to!;
-  const tz = tzOf(caller);
-  const [groups, all] = await Promise.all([
-    totals(deps.db, caller.org.id, tz, from, to, q.groupBy),
-    totals(deps.db, caller.org.id, tz, from, to, 'none'),
-  ]);
+  const result = await totals(deps.db, caller.org.id, from, to, q.groupBy);
   return {
     from: from.toISOString(),
     to: to.toISOString(),
-    timezone: tz,
+    timezone: tzOf(caller),
     groupBy: q.groupBy,
-    groups: groups.map(toTotalsRow),
-    totals: all.map(toTotalsRow),
+    groups: result.groups.map(toTotalsRow),
+    totals: result.totals.map(toTotalsRow),
   };
 }
 

@@ -468,4 +468,59 @@ describe.each(await testDatabases())('read API on %s', (kind) => {
     expect(await field('cursor=bad', '/v1/External/Donors')).toEqual(['cursor']);
     expect(await field(`search=${'x'.repeat(101)}`, '/v1/External/Donors')).toEqual(['search']);
   });
+
+  // Last: it adds payments the tests above do not expect.
+  it('a voided split payment moves each reason share to voided; days are the organisation day the payment was taken', async () => {
+    at('2026-12-02T15:00:00.000Z');
+    const split = await charge({
+      amount: 30,
+      reasons: [
+        { reasonAmount: 20, reasonName: 'Kiddush' },
+        { reasonAmount: 10, reasonName: 'Tzedakah' },
+      ],
+    });
+    const range = '/v1/External/Reports/Totals?from=2026-12-01&to=2026-12-31&groupBy=reason';
+    const before = (await get(range)).body.groups.filter((g: { key: string | null }) => g.key !== null);
+    expect(
+      before.map((g: { label: string; succeeded: { amountMinor: number } }) => [
+        g.label,
+        g.succeeded.amountMinor,
+      ]),
+    ).toEqual([
+      ['Kiddush', 2000],
+      ['Tzedakah', 1000],
+    ]);
+    const voided = await h.request(
+      'POST',
+      '/v1/External/VoidPayment',
+      { orgGUID: h.org.orgGuid, receiptNum: split.receiptNum },
+      keyAuth(h),
+    );
+    expect(voided.status).toBe(200);
+    const after = (await get(range)).body;
+    expect(
+      after.groups.map(
+        (g: { label: string; succeeded: { count: number }; voided: { amountMinor: number } }) => [
+          g.label,
+          g.succeeded.count,
+          g.voided.amountMinor,
+        ],
+      ),
+    ).toEqual([
+      ['Kiddush', 0, 2000],
+      ['Tzedakah', 0, 1000],
+    ]);
+    expect(after.totals).toEqual([
+      expect.objectContaining({ currency: 'USD', voided: { count: 1, amount: 30, amountMinor: 3000 } }),
+    ]);
+
+    // The organisation moves to Jerusalem: a payment at 23:00 UTC is taken on the next day there.
+    const moved = await h.admin('PATCH', `/orgs/${h.org.orgGuid}/settings`, { timezone: 'Asia/Jerusalem' });
+    expect(moved.status).toBe(200);
+    at('2026-12-03T23:00:00.000Z');
+    await charge({ amount: 5 });
+    const days = (await get('/v1/External/Reports/Totals?from=2026-12-01&to=2026-12-31&groupBy=day')).body;
+    expect(days.timezone).toBe('Asia/Jerusalem');
+    expect(days.groups.map((g: { key: string }) => g.key)).toEqual(['2026-12-02', '2026-12-04']);
+  });
 });
