@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openApiDocument } from '../../scripts/openapi.ts';
 import { createHarness, type Harness } from '../testing/harness.ts';
 import { OPERATION_IDS } from './openapi-document.ts';
 
@@ -11,7 +12,11 @@ interface Operation {
 
 describe('the OpenAPI document, as generated clients and linters read it', () => {
   let h: Harness;
-  let doc: { servers?: { url: string }[]; paths: Record<string, Record<string, Operation>> };
+  let doc: {
+    servers?: { url: string }[];
+    paths: Record<string, Record<string, Operation>>;
+    components: { schemas: Record<string, Record<string, unknown>> };
+  };
   const operations = () =>
     Object.entries(doc.paths).flatMap(([path, item]) =>
       Object.entries(item).map(([method, op]) => ({ key: `${method} ${path}`, method, op })),
@@ -22,6 +27,10 @@ describe('the OpenAPI document, as generated clients and linters read it', () =>
   });
   afterAll(async () => {
     await h?.close();
+  });
+
+  it('the document the typed client is generated from (no database, no listener) is the one served', async () => {
+    expect(await openApiDocument()).toEqual(doc);
   });
 
   it('has servers, and a unique operationId and an explicit security entry on every operation', () => {
@@ -53,5 +62,43 @@ describe('the OpenAPI document, as generated clients and linters read it', () =>
       if (method !== 'get') expect(r['415'], key).toBeDefined();
       for (const status of ['400', '413', '500']) expect(r[status], `${key} ${status}`).toBeDefined();
     }
+  });
+
+  it('requires one spelling of what the interface spells two ways: the organisation, and SaveDonor/SaveCollector ids', async () => {
+    const oneOf = (a: string, b: string) => ({ oneOf: [{ required: [a] }, { required: [b] }] });
+    const s = doc.components.schemas;
+    for (const name of [
+      'ChargeRequest',
+      'VoidPaymentRequest',
+      'SchedulePaymentRequest',
+      'SaveReasonRequest',
+      'SaveCampaignRequest',
+    ]) {
+      expect(s[name], name).toMatchObject(oneOf('orgGUID', 'orgGuid'));
+    }
+    expect(s.SaveDonorRequest?.allOf).toEqual([oneOf('orgGUID', 'orgGuid'), oneOf('donorID', 'donorId')]);
+    expect(s.SaveCollectorRequest?.allOf).toEqual([
+      oneOf('orgGUID', 'orgGuid'),
+      oneOf('collectorID', 'collectorId'),
+    ]);
+    // What the document requires is what the server requires: without either spelling, a 400 naming it.
+    const noDonorId = await h.request(
+      'PUT',
+      '/V1/External/SaveDonor',
+      { orgGuid: h.org.orgGuid, firstName: 'A', lastName: 'B' },
+      { apikey: h.org.apiKey },
+    );
+    expect(noDonorId.status).toBe(400);
+    expect(noDonorId.body.error.fields.map((f: { field: string }) => f.field)).toEqual(['donorID']);
+    const noOrg = await h.request(
+      'PUT',
+      '/V1/External/SaveDonor',
+      { donorID: '', firstName: 'A', lastName: 'B' },
+      {
+        apikey: h.org.apiKey,
+      },
+    );
+    expect(noOrg.status).toBe(400);
+    expect(noOrg.body.error.fields.map((f: { field: string }) => f.field)).toEqual(['orgGuid']);
   });
 });

@@ -104,5 +104,31 @@ export function finishDocument(generated: object): Json {
     }
   }
   doc.tags = [...used].sort().map((name) => ({ name, description: TAGS[name] ?? name }));
+  requireOneSpelling(doc);
   return doc;
+}
+
+/**
+ * Fields the interface spells two ways, one of which a request must carry: the organisation
+ * (`orgGUID`/`orgGuid`) in every request body that has it, and the record id of SaveDonor and
+ * SaveCollector (an empty string creates a record). Each pair becomes a `oneOf` of the two
+ * `required` lists: send one spelling (the server also accepts both when they are equal).
+ */
+export const ONE_OF_REQUIRED: Record<string, [string, string][]> = {
+  SaveDonorRequest: [['donorID', 'donorId']],
+  SaveCollectorRequest: [['collectorID', 'collectorId']],
+};
+
+function requireOneSpelling(doc: Json): void {
+  const schemas = ((doc.components as Json | undefined)?.schemas ?? {}) as Record<string, Json>;
+  for (const [name, schema] of Object.entries(schemas)) {
+    if (!name.endsWith('Request')) continue;
+    const props = (schema.properties ?? {}) as Json;
+    const pairs: [string, string][] = [];
+    if ('orgGUID' in props && 'orgGuid' in props) pairs.push(['orgGUID', 'orgGuid']);
+    pairs.push(...(ONE_OF_REQUIRED[name] ?? []));
+    const alternatives = pairs.map(([a, b]) => ({ oneOf: [{ required: [a] }, { required: [b] }] }));
+    if (alternatives.length === 1) Object.assign(schema, alternatives[0]);
+    else if (alternatives.length > 1) schema.allOf = alternatives;
+  }
 }
