@@ -196,6 +196,26 @@ describe('the server process', { timeout: 60_000 }, () => {
       expect(answers[4].collectorId).toMatch(/^C\d+$/);
       expect(answers[5].campaignNumber).toBe(1);
       expect(answers[6]).toMatchObject({ reasonName: 'Kiddush', campaignNum: 1 });
+
+      // The read API's examples, on what the examples above made (run where the CSV may be written).
+      const reads = /```sh\n(# Read API[\s\S]*?)```/.exec(readme)?.[1];
+      expect(reads).toBeTruthy();
+      const readOut = execFileSync('bash', ['-c', `set -e\nBASE=${s.url}\n${reads}`], {
+        env: { ...process.env, ...vars },
+        encoding: 'utf8',
+        cwd: dir,
+      });
+      const [list, one, totals, found, donor] = readOut
+        .split(/(?<=})(?={)/)
+        .map((a) => JSON.parse(a.trim()));
+      expect(list.payments.map((p: { receiptNum: string }) => p.receiptNum)).toContain('R100002');
+      expect(one).toMatchObject({ receiptNum: 'R100001', status: 'Voided', donorId: 'D100001' });
+      expect(totals.totals[0]).toMatchObject({ currency: 'USD', voided: { count: 1, amountMinor: 1800 } });
+      expect(found.donors.map((d: { donorId: string }) => d.donorId)).toEqual([answers[3].donorId]);
+      expect(donor.donor.donorId).toBe('D100001');
+      const csv = readFileSync(join(dir, 'payments.csv'), 'utf8');
+      expect(csv.startsWith('\uFEFFreceiptNum,')).toBe(true);
+      expect(csv.trim().split('\r\n')).toHaveLength(3);
     } finally {
       s.child.kill('SIGTERM');
       await s.exited;
