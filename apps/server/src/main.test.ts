@@ -205,9 +205,7 @@ describe('the server process', { timeout: 60_000 }, () => {
         encoding: 'utf8',
         cwd: dir,
       });
-      const [list, one, totals, found, donor] = readOut
-        .split(/(?<=})(?={)/)
-        .map((a) => JSON.parse(a.trim()));
+      const [list, one, totals, found, donor] = readOut.split(/(?<=})(?={)/).map((a) => JSON.parse(a.trim()));
       expect(list.payments.map((p: { receiptNum: string }) => p.receiptNum)).toContain('R100002');
       expect(one).toMatchObject({ receiptNum: 'R100001', status: 'Voided', donorId: 'D100001' });
       expect(totals.totals[0]).toMatchObject({ currency: 'USD', voided: { count: 1, amountMinor: 1800 } });
