@@ -1,5 +1,6 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
+import { VitePWA } from 'vite-plugin-pwa';
 
 /**
  * The mode of a renderer built for the end-to-end tests and the benchmarks (`vite build --mode e2e`):
@@ -15,7 +16,36 @@ export default defineConfig(({ command, mode }) => {
   return {
     root: 'src/renderer',
     base: './',
-    plugins: [react()],
+    plugins: [
+      react(),
+      // Offline-first web build: Workbox precaches the whole app (generateSW), so a reload or a
+      // reboot with no network opens the terminal with its queue. A new version waits until the
+      // terminal is between donations (src/renderer/offline/service-worker.ts applies it); the
+      // manifest makes the terminal installable on a kiosk. Electron loads from disk and never
+      // registers it.
+      VitePWA({
+        registerType: 'prompt',
+        injectRegister: false,
+        manifest: {
+          name: 'Kupah donation terminal',
+          short_name: 'Kupah',
+          description: 'Donation point of sale: cards, ACH and charity cards, online or offline',
+          start_url: './',
+          scope: './',
+          display: 'standalone',
+          background_color: '#ffffff',
+          theme_color: '#1f4e79',
+          icons: [{ src: 'icon.svg', sizes: 'any', type: 'image/svg+xml', purpose: 'any' }],
+        },
+        workbox: {
+          globPatterns: ['**/*.{js,css,html,svg,webmanifest}'],
+          navigateFallback: 'index.html',
+          cleanupOutdatedCaches: true,
+          // Never answer API calls from a cache: the terminal talks to its server for real or not at all.
+          navigateFallbackDenylist: [/^\/v1\//i, /^\/admin/],
+        },
+      }),
+    ],
     // A compile-time constant: in a production build the hook is dead code and left out.
     define: { __KUPAH_TEST_HOOKS__: JSON.stringify(testHooks) },
     build: {

@@ -118,6 +118,21 @@ describe('/docs and /terminal/ load nothing from elsewhere and carry strict head
     expect(r.headers.get('content-security-policy')).toMatch(/frame-ancestors 'none'/);
   });
 
+  it('/terminal/: the service worker and manifest of the offline web build are served from here, never cached for long', async () => {
+    writeFileSync(join(dir, 'sw.js'), 'self.addEventListener("fetch", () => {});');
+    writeFileSync(join(dir, 'manifest.webmanifest'), '{"name":"Kupah"}');
+    const app = createApp(h.deps, { terminalDir: dir });
+    const sw = await app.request('/terminal/sw.js');
+    expect(sw.status).toBe(200);
+    expect(sw.headers.get('content-type')).toMatch(/javascript/);
+    // A service worker cached for a year would keep an old terminal alive: it is looked for each time.
+    expect(sw.headers.get('cache-control')).toBe('no-cache');
+    expect(sw.headers.get('content-security-policy')).toMatch(/default-src 'self'/);
+    const manifest = await app.request('/terminal/manifest.webmanifest');
+    expect(manifest.status).toBe(200);
+    expect(manifest.headers.get('content-type')).toMatch(/manifest\+json|application\/json/);
+  });
+
   it('without TLS no Strict-Transport-Security is sent; with TLS every answer has it', async () => {
     expect((await h.request('GET', '/healthz')).headers.get('strict-transport-security')).toBeNull();
     const tls = createApp(h.deps, { hsts: true });

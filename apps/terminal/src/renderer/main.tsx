@@ -7,6 +7,7 @@ import { ServicesContext } from './app-context.ts';
 import { getBridge } from './bridge/index.ts';
 import { createTerminalData } from './data/create-terminal-data.ts';
 import { i18n } from './i18n/index.ts';
+import { registerServiceWorker } from './offline/register.ts';
 import './styles.css';
 
 const bridge = getBridge();
@@ -20,6 +21,8 @@ const data = createTerminalData({ bridge });
 if (__KUPAH_TEST_HOOKS__) {
   (window as unknown as { __kupah: unknown }).__kupah = { data, bridge };
 }
+
+registerServiceWorker();
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

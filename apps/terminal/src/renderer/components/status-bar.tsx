@@ -6,6 +6,7 @@
  */
 import type { Currency } from '@kupah/contracts';
 import { useTranslation } from 'react-i18next';
+import { useServices } from '../app-context.ts';
 import { dateTime, moneyTotals } from '../format/format.ts';
 import { useTerminal } from '../store/terminal-store.ts';
 
@@ -20,6 +21,7 @@ function without(all: Totals, part: Totals): Totals {
 
 export function StatusBar({ collectorName }: { collectorName: string | null }) {
   const { t, i18n } = useTranslation();
+  const { data } = useServices();
   const status = useTerminal((s) => s.status);
   const summary = useTerminal((s) => s.summary);
   const settings = useTerminal((s) => s.settings);
@@ -69,6 +71,20 @@ export function StatusBar({ collectorName }: { collectorName: string | null }) {
           <span className="badge declined" data-testid="expired-count">
             {t('status.expired', { count: summary.expired })}
           </span>
+        ) : null}
+        {(waiting > 0 || !status.online) &&
+        !syncing &&
+        status.phase !== 'revoked' &&
+        status.phase !== 'unpaired' ? (
+          <button
+            type="button"
+            className="send-now"
+            onClick={() => void data.syncNow()}
+            aria-label={t('status.sendNowLabel')}
+            data-testid="send-now"
+          >
+            {t('status.sendNow')}
+          </button>
         ) : null}
         {status.phase === 'pushing' && status.progress ? (
           <span className="sync" data-testid="sync-progress">

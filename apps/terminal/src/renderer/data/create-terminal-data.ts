@@ -111,6 +111,8 @@ export function createTerminalData(options: TerminalDataOptions): TerminalDataIn
     intervalMs: options.syncIntervalMs,
     platformOnline: options.online ?? navigatorOnline,
     events: windowEvents(),
+    isVisible: () =>
+      (globalThis as { document?: { visibilityState?: string } }).document?.visibilityState !== 'hidden',
     maxPushesInFlight: options.pushesInFlight,
     maxBatchOperations: options.pushBatchSize,
     confirmRecheckMs: options.confirmRecheckMs,

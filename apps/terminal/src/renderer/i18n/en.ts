@@ -26,6 +26,8 @@ export const en = {
     collector: 'Collector: {{name}}',
     collectorMissing: 'Collector mode: choose the collector in Settings before taking donations.',
     sandbox: 'test mode',
+    sendNow: 'Send now',
+    sendNowLabel: 'Send what is waiting to the server now',
   },
   nav: {
     label: 'Main',

@@ -25,6 +25,8 @@ export const he: Resources = {
     collector: 'מתרים: {{name}}',
     collectorMissing: 'מצב מתרים: בחרו את המתרים בהגדרות לפני קבלת תרומות.',
     sandbox: 'מצב ניסיון',
+    sendNow: 'שליחה עכשיו',
+    sendNowLabel: 'שליחת הממתינים לשרת עכשיו',
   },
   nav: {
     label: 'ראשי',

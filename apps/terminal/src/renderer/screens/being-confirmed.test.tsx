@@ -129,6 +129,41 @@ describe('the status bar: being confirmed', () => {
   });
 });
 
+describe('the status bar: Send now, for everyone (no PIN)', () => {
+  it('shows while something waits or the terminal is offline, and starts a sync at once', () => {
+    useTerminal.setState({
+      settings,
+      summary: { ...EMPTY_SUMMARY, pending: 2, pendingTotals: { USD: 3600 } },
+      status: { ...useTerminal.getState().status, online: true, phase: 'waiting' },
+    });
+    const data = testTerminalData({ settings });
+    let syncs = 0;
+    data.syncNow = async () => {
+      syncs++;
+    };
+    mount(data, <StatusBar collectorName={null} />);
+    fireEvent.click(screen.getByTestId('send-now'));
+    expect(syncs).toBe(1);
+  });
+
+  it('is not offered when nothing waits and the terminal is online, nor while a sync runs', () => {
+    useTerminal.setState({
+      settings,
+      summary: EMPTY_SUMMARY,
+      status: { ...useTerminal.getState().status, online: true, phase: 'idle' },
+    });
+    mount(testTerminalData({ settings }), <StatusBar collectorName={null} />);
+    expect(screen.queryByTestId('send-now')).toBeNull();
+    cleanup();
+    useTerminal.setState({
+      summary: { ...EMPTY_SUMMARY, pending: 1, pendingTotals: { USD: 100 } },
+      status: { ...useTerminal.getState().status, online: true, phase: 'pushing' },
+    });
+    mount(testTerminalData({ settings }), <StatusBar collectorName={null} />);
+    expect(screen.queryByTestId('send-now')).toBeNull();
+  });
+});
+
 describe('the result screen: first answer PAYMENT_PENDING', () => {
   function showResult() {
     const item = confirmingItem();

@@ -426,7 +426,7 @@ describe('sync loop: revoked and unknown devices', () => {
 });
 
 describe('sync loop: triggers and back-off', () => {
-  it('after failures the next attempt waits a jittered, doubling delay; a good run goes back to the interval', async () => {
+  it('server errors back off (jittered, doubling); an unreachable server is probed every ~2 s; a good run goes back to the interval', async () => {
     const server = await createFakeDeviceServer();
     const t = await terminal({ server });
     const tab = t.openTab({ random: () => 0.01, syncIntervalMs: 60_000 });
@@ -442,14 +442,18 @@ describe('sync loop: triggers and back-off', () => {
         last = s.nextAttemptAt;
       }),
     });
-    server.faults.pull.push('network', 'network', 'network', 'network', { status: 503 });
+    server.faults.pull.push({ status: 503 }, { status: 503 }, { status: 503 }, 'network', 'network', {
+      status: 503,
+    });
     tab.start();
     const until = Date.now() + 5_000;
     while (Date.now() < until && !(phases.at(-1) === 'idle' && server.faults.pull.length === 0))
       await sleep(10);
     tab.stop();
-    // Ceilings 1 s, 2 s, 4 s, 8 s, 16 s; the draw is 1 % of each.
-    expect(delays).toEqual([10, 20, 40, 80, 160]);
+    // Server errors: ceilings 1 s, 2 s, 4 s (the draw is 1 % of each); unreachable: 2 s × (0.75 +
+    // 0.5 × 0.01) each time, however many failures came before; the next server error goes on
+    // doubling from where the server errors were (8 s).
+    expect(delays).toEqual([10, 20, 40, 1510, 1510, 80]);
     expect(tab.syncStatus()).toMatchObject({
       phase: 'idle',
       nextAttemptAt: null,

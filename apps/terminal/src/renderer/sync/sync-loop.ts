@@ -3,8 +3,10 @@
  * may no longer be charged, push the queue oldest first in batches (each item marked `sending`
  * durably before it leaves, each batch's answers applied in one transaction), then pull until
  * the server has nothing more. Runs are started by `syncNow()`, by the browser's `online` event,
- * by a new item (`nudge`) and by a timer: every 30 s after a good run, after an exponential
- * back-off with full jitter after a failed one.
+ * by a new item (`nudge`), by the page becoming visible again, and by a timer: every 30 s after a
+ * good run; after a run that could not reach the server at all (refused, no route, DNS), a probe
+ * every 2 s or so (jittered), so forwarding starts within seconds of the server answering again;
+ * after a server error (5xx, 429, a time-out), an exponential back-off with full jitter.
  *
  * The pushes are pipelined: the server works on the operations of a push concurrently and the
  * gateway takes its time per charge, so up to `maxPushesInFlight` (3) pushes are out at once —
@@ -43,9 +45,24 @@ const PULL_PAGE = 500;
 const MAX_PULL_PAGES = 10_000;
 
 export interface OnlineEvents {
-  addEventListener(type: 'online' | 'offline', listener: () => void): void;
-  removeEventListener(type: 'online' | 'offline', listener: () => void): void;
+  addEventListener(type: 'online' | 'offline' | 'visibilitychange', listener: () => void): void;
+  removeEventListener(type: 'online' | 'offline' | 'visibilitychange', listener: () => void): void;
 }
+
+/**
+ * While the server cannot be reached at all, the next attempt comes after about this long
+ * (uniform in ±25 %): trying to connect to a server that is down costs nothing, and the queue
+ * should start moving the moment it is back. Server errors back off instead (SYNC_BACKOFF).
+ */
+export const UNREACHABLE_PROBE_MS = 2_000;
+
+export function probeDelayMs(random: () => number): number {
+  return Math.round(UNREACHABLE_PROBE_MS * (0.75 + 0.5 * random()));
+}
+
+/** The run failed without reaching the server (connection refused, no network, DNS, TLS). */
+export const isUnreachable = (err: unknown): boolean =>
+  err instanceof DeviceApiError && err.failure === 'network';
 
 export interface SyncLoopOptions {
   store: SyncStore;
@@ -58,8 +75,10 @@ export interface SyncLoopOptions {
   intervalMs?: number;
   /** `navigator.onLine` where the platform has it. */
   platformOnline?: () => boolean;
-  /** Where `online`/`offline` events come from (the window), if anywhere. */
+  /** Where `online`/`offline` (the window) and `visibilitychange` (the document) come from, if anywhere. */
   events?: OnlineEvents | null;
+  /** Whether the page is on screen (`document.visibilityState`), for `visibilitychange`. */
+  isVisible?: () => boolean;
   /** Pushes out at once, awaiting their answers (default 3; 1 = one after another). */
   maxPushesInFlight?: number;
   /** Operations per push (default and at most the contract's 100). */
@@ -159,6 +178,10 @@ export function createSyncLoop(opts: SyncLoopOptions): SyncLoop {
   const confirmRecheckMs = opts.confirmRecheckMs ?? CONFIRM_RECHECK_MS;
 
   let failures = 0;
+  /** Consecutive failed runs that reached the server (errors it answered, time-outs): the back-off's count. */
+  let serverFailures = 0;
+  /** The last failed run could not reach the server: probe soon rather than back off. */
+  let unreachable = false;
   let busyStreak = 0;
   let retryAfterMs = 0;
   let awaitingConfirmation = false;
@@ -428,6 +451,8 @@ export function createSyncLoop(opts: SyncLoopOptions): SyncLoop {
       const pushed = await locks.request(syncLockName(active.deviceId), () => runLocked(active));
       const { retryLater } = pushed;
       failures = 0;
+      serverFailures = 0;
+      unreachable = false;
       retryAfterMs = 0;
       awaitingConfirmation = pushed.awaitingConfirmation;
       busyStreak = retryLater ? busyStreak + 1 : 0;
@@ -446,6 +471,8 @@ export function createSyncLoop(opts: SyncLoopOptions): SyncLoop {
         // The server answered and its answers were applied: the device is online (its offline
         // limits must not apply), but the refused key stays visible until it is resolved.
         failures = 0;
+        serverFailures = 0;
+        unreachable = false;
         retryAfterMs = 0;
         const lastError = describeFailure(err);
         const lastSyncAt = now().toISOString();
@@ -454,6 +481,8 @@ export function createSyncLoop(opts: SyncLoopOptions): SyncLoop {
         return 'ok';
       }
       failures++;
+      unreachable = isUnreachable(err);
+      if (!unreachable) serverFailures++;
       retryAfterMs = err instanceof DeviceApiError ? (err.retryAfterMs ?? 0) : 0;
       const lastError = describeFailure(err);
       setStatus({ phase: 'waiting', progress: null, lastError });
@@ -489,7 +518,12 @@ export function createSyncLoop(opts: SyncLoopOptions): SyncLoop {
         setStatus({ nextAttemptAt: null });
         return;
       case 'failed':
-        scheduleIn(backoffDelayMs(failures, random, SYNC_BACKOFF, retryAfterMs), true);
+        scheduleIn(
+          unreachable
+            ? probeDelayMs(random)
+            : backoffDelayMs(Math.max(1, serverFailures), random, SYNC_BACKOFF, retryAfterMs),
+          true,
+        );
         return;
       case 'busy':
         scheduleIn(backoffDelayMs(busyStreak, random), true);
@@ -525,6 +559,11 @@ export function createSyncLoop(opts: SyncLoopOptions): SyncLoop {
     void requestRun();
   };
   const onOffline = () => setStatus({});
+  /** Back on screen (a laptop lid opened, a tab brought forward): a failed or stale sync is retried now. */
+  const onVisible = () => {
+    if (opts.isVisible && !opts.isVisible()) return;
+    if (failures > 0 || awaitingConfirmation) void requestRun();
+  };
 
   return {
     async syncNow() {
@@ -540,6 +579,7 @@ export function createSyncLoop(opts: SyncLoopOptions): SyncLoop {
       started = true;
       opts.events?.addEventListener('online', onOnline);
       opts.events?.addEventListener('offline', onOffline);
+      opts.events?.addEventListener('visibilitychange', onVisible);
       void requestRun();
     },
     stop() {
@@ -547,6 +587,7 @@ export function createSyncLoop(opts: SyncLoopOptions): SyncLoop {
       clearTimer();
       opts.events?.removeEventListener('online', onOnline);
       opts.events?.removeEventListener('offline', onOffline);
+      opts.events?.removeEventListener('visibilitychange', onVisible);
     },
     nudge() {
       if (!started || status.phase === 'revoked') return;
@@ -560,6 +601,8 @@ export function createSyncLoop(opts: SyncLoopOptions): SyncLoop {
     async sessionChanged() {
       await ready;
       failures = 0;
+      serverFailures = 0;
+      unreachable = false;
       busyStreak = 0;
       retryAfterMs = 0;
       awaitingConfirmation = false;
