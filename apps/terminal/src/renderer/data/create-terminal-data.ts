@@ -16,7 +16,7 @@ import { isBeingConfirmed } from './being-confirmed.ts';
 import { createDexieSyncStore } from './dexie-sync-store.ts';
 import { mergeLocalSettings, readLocalSettings } from './local-settings.ts';
 import { createOutboxChanges } from './outbox-changes.ts';
-import { asRecord, createOutboxEntry } from './outbox-entry.ts';
+import { asRecord, createOutboxEntry, NeedsOnlineAuthorisation } from './outbox-entry.ts';
 import {
   DiscardRefused,
   discardItem,
@@ -129,6 +129,21 @@ export function createTerminalData(options: TerminalDataOptions): TerminalDataIn
     },
   });
   const { queueDonation, queueRecord, requestForCopy } = entry;
+
+  /**
+   * Over the offline limits, an entry is written only if a sync reaches the server right now
+   * (then it is sent at once); if it cannot, the entry is refused — its card data never stored.
+   */
+  async function withOnlineAuthorisation(queue: (verifiedOnline: boolean) => Promise<OutboxItem>) {
+    try {
+      return await queue(false);
+    } catch (err) {
+      if (!(err instanceof NeedsOnlineAuthorisation)) throw err;
+      await loop.syncNow();
+      if (loop.isOffline()) throw err.refusal;
+      return queue(true);
+    }
+  }
   let persistenceAsked = false;
 
   /** Ask the browser not to evict this origin's storage under pressure (the queue is money). */
@@ -225,7 +240,10 @@ export function createTerminalData(options: TerminalDataOptions): TerminalDataIn
     },
 
     // Outbox -------------------------------------------------------------------------------
-    enqueue: (entry: DonationEntry) => queueDonation(entry.kind, { ...entry.request }, entry.swiped ?? false),
+    enqueue: (entry: DonationEntry) =>
+      withOnlineAuthorisation((verifiedOnline) =>
+        queueDonation(entry.kind, { ...entry.request }, entry.swiped ?? false, undefined, { verifiedOnline }),
+      ),
     enqueueVoid: (receiptNum, reason) => queueRecord('void', { receiptNum, reason }),
     enqueueDonor: (request) => queueRecord('saveDonor', request),
     waitForResult,
@@ -251,7 +269,10 @@ export function createTerminalData(options: TerminalDataOptions): TerminalDataIn
         );
       }
       if (row.kind === 'charge' || row.kind === 'schedule') {
-        await queueDonation(row.kind, requestForCopy(row), false, row);
+        const kind = row.kind;
+        await withOnlineAuthorisation((verifiedOnline) =>
+          queueDonation(kind, requestForCopy(row), false, row, { verifiedOnline }),
+        );
       } else {
         await queueRecord(row.kind, requestForCopy(row), row);
       }
@@ -273,7 +294,9 @@ export function createTerminalData(options: TerminalDataOptions): TerminalDataIn
       }
       if (instrument.bankAccount)
         request.bankAccount = { ...asRecord(request.bankAccount), ...instrument.bankAccount };
-      return queueDonation(kind, request, instrument.swiped ?? false, row);
+      return withOnlineAuthorisation((verifiedOnline) =>
+        queueDonation(kind, request, instrument.swiped ?? false, row, { verifiedOnline }),
+      );
     },
 
     async discard(id, reason) {

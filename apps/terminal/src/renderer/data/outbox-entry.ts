@@ -44,6 +44,17 @@ function nameOf(person: Record<string, unknown>): string | null {
   );
 }
 
+/**
+ * An entry over the offline limits while the terminal believes it is online: it may be written
+ * only once a sync has just reached the server (`verifiedOnline`). Nothing was written.
+ */
+export class NeedsOnlineAuthorisation extends Error {
+  constructor(readonly refusal: OutboxRefusal) {
+    super(refusal.message);
+    this.name = 'NeedsOnlineAuthorisation';
+  }
+}
+
 export interface OutboxEntryDeps {
   db: TerminalDatabase;
   bridge: TerminalBridge;
@@ -60,6 +71,7 @@ export interface OutboxEntry {
     entryRequest: Record<string, unknown>,
     swiped: boolean,
     replacing?: OutboxRow,
+    opts?: { verifiedOnline?: boolean },
   ): Promise<OutboxItem>;
   queueRecord(
     kind: 'void' | 'saveDonor',
@@ -115,6 +127,7 @@ export function createOutboxEntry(deps: OutboxEntryDeps): OutboxEntry {
     entryRequest: Record<string, unknown>,
     swiped: boolean,
     replacing?: OutboxRow,
+    opts: { verifiedOnline?: boolean } = {},
   ): Promise<OutboxItem> {
     const [pairing, local] = await Promise.all([activePairing(), getLocalSettings()]);
     const created = now();
@@ -143,11 +156,21 @@ export function createOutboxEntry(deps: OutboxEntryDeps): OutboxEntry {
     const entry = check.value;
     const limits = pairing.settings.offline;
     const offline = deps.isOffline();
-    if (offline && entry.largestChargeMinor > limits.perPaymentMinor) {
-      throw new OutboxRefusal(
-        'OVER_PAYMENT_LIMIT',
-        `Offline, one payment may be at most ${money(limits.perPaymentMinor)}; this one is ${money(entry.largestChargeMinor)}. Take a smaller amount, or wait until the terminal is back online.`,
-        [{ field: 'amount', message: `is over the offline limit of ${money(limits.perPaymentMinor)}` }],
+    // Over an offline limit, a donation is taken only with the server answering right now: the
+    // terminal's "online" may be a sync that got through minutes ago, and the network may have
+    // dropped since. Known offline, it is refused; otherwise the caller syncs first (nothing is
+    // written before) and comes back with `verifiedOnline`.
+    const overLimit = (refusal: OutboxRefusal): void => {
+      if (offline) throw refusal;
+      if (!opts.verifiedOnline) throw new NeedsOnlineAuthorisation(refusal);
+    };
+    if (entry.largestChargeMinor > limits.perPaymentMinor) {
+      overLimit(
+        new OutboxRefusal(
+          'OVER_PAYMENT_LIMIT',
+          `Offline, one payment may be at most ${money(limits.perPaymentMinor)}; this one is ${money(entry.largestChargeMinor)}. Take a smaller amount, or wait until the terminal is back online.`,
+          [{ field: 'amount', message: `is over the offline limit of ${money(limits.perPaymentMinor)}` }],
+        ),
       );
     }
 
@@ -166,14 +189,14 @@ export function createOutboxEntry(deps: OutboxEntryDeps): OutboxEntry {
     const row = await insertItem(
       db,
       (seq, held) => {
-        if (offline) {
-          if (held + entry.amountMinor > limits.totalMinor) {
-            throw new OutboxRefusal(
+        if (held + entry.amountMinor > limits.totalMinor) {
+          overLimit(
+            new OutboxRefusal(
               'OVER_DEVICE_LIMIT',
               `Offline, this device may hold at most ${money(limits.totalMinor)} not yet forwarded; it holds ${money(held)}, and this donation of ${money(entry.amountMinor)} would make ${money(held + entry.amountMinor)}. Wait until the terminal is back online.`,
               [{ field: 'amount', message: `would take the offline total over ${money(limits.totalMinor)}` }],
-            );
-          }
+            ),
+          );
         }
         return {
           id: opId,

@@ -163,6 +163,35 @@ describe('enqueue: offline limits (500.00 per payment, 1,000.00 per device)', ()
     expect((await refusal(t.data.enqueue(cardCharge({ amount: 50 })))).message).toContain('holds 980.00');
   });
 
+  it('the network just dropped (the last sync was good): over the limit is refused, nothing written; under it is queued', async () => {
+    const t = await terminal();
+    await t.data.syncNow();
+    expect(t.data.syncStatus()).toMatchObject({ online: true });
+    // The server stops answering; the terminal has not noticed yet.
+    t.server.faults.pull.push('network', 'network', 'network');
+    t.server.faults.push.push('network', 'network', 'network');
+    const r = await refusal(t.data.enqueue(cardCharge({ amount: 600 })));
+    expect(r.code).toBe('OVER_PAYMENT_LIMIT');
+    expect(await t.data.listOutbox({})).toEqual([]);
+    expect(t.data.syncStatus()).toMatchObject({ online: false });
+    // Under the limits a donation is taken offline as always.
+    await expect(t.data.enqueue(cardCharge({ amount: 50 }))).resolves.toMatchObject({ state: 'queued' });
+    expect((await t.data.listOutbox({})).map((i) => i.amountMinor)).toEqual([5_000]);
+  });
+
+  it('over the device total while the server answers: sent at once, never held offline', async () => {
+    const t = await terminal();
+    t.setOnline(false);
+    await t.data.enqueue(cardCharge({ amount: 450 }));
+    await t.data.enqueue(cardCharge({ amount: 450 }));
+    t.setOnline(true);
+    // 900.00 held: another 300.00 passes the device total, so it needs the server now — which
+    // answers, so the sync that authorises it also forwards what was held.
+    const item = await t.data.enqueue(cardCharge({ amount: 300 }));
+    expect(item).toMatchObject({ amountMinor: 30_000 });
+    expect((await t.data.listOutbox({ states: ['done'] })).length).toBe(2);
+  });
+
   it('offline also when the last sync could not reach the server, until a sync gets through', async () => {
     const t = await terminal();
     t.server.faults.pull.push('network');
