@@ -143,7 +143,10 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the terminal in Chromi
 
   const byTest = (id: string) => page.getByTestId(id);
 
-  async function donate(card: string, opts: { amount?: string; donor?: 'search' | 'anonymous' } = {}) {
+  async function donate(
+    card: string,
+    opts: { amount?: string; donor?: 'search' | 'anonymous'; refused?: boolean } = {},
+  ) {
     await byTest('nav-donate').click();
     await byTest('amount-screen').waitFor();
     for (const k of opts.amount ?? '18') await byTest(`key-${k}`).click();
@@ -161,7 +164,7 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the terminal in Chromi
     await byTest('donor-next').click();
     await byTest('details-next').click();
     await byTest('confirm').click();
-    await byTest('result-screen').waitFor();
+    await byTest(opts.refused ? 'refusal' : 'result-screen').waitFor();
   }
 
   it('pairs, and takes a card donation online with its receipt number and a webhook with the device facts', async () => {
@@ -219,6 +222,12 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the terminal in Chromi
 
   it('takes donations while the backend is down, keeps them across a reload, and forwards them once it is back', async () => {
     await server!.kill('SIGTERM');
+    // The terminal has not noticed yet (its last sync was good): a donation over the per-payment
+    // offline limit (1,000.00) needs the server now, cannot reach it, and is refused, not queued.
+    await expect.poll(async () => (await byTest('queue-count').textContent()) ?? '').toMatch(/Nothing/);
+    await donate('4242424242424242', { amount: '1500', refused: true });
+    expect(await byTest('refusal').textContent()).toMatch(/1,000\.00/);
+    await expect.poll(async () => (await byTest('queue-count').textContent()) ?? '').toMatch(/Nothing/);
     await donate('5555555555554444', { amount: '36' });
     await byTest('result-saved').waitFor({ timeout: 15_000 });
     await donate('4000000000000002', { amount: '54' }); // declined once it reaches the gateway
