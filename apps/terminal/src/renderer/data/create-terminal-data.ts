@@ -23,6 +23,7 @@ import {
   getRow,
   isFinal,
   listItems,
+  markOutcomeSeen,
   RETRYABLE_STATES,
   summarise,
   toItem,
@@ -247,6 +248,10 @@ export function createTerminalData(options: TerminalDataOptions): TerminalDataIn
     enqueueVoid: (receiptNum, reason) => queueRecord('void', { receiptNum, reason }),
     enqueueDonor: (request) => queueRecord('saveDonor', request),
     waitForResult,
+    async markOutcomeSeen(id: string) {
+      await markOutcomeSeen(db, id, now());
+      changes.notify();
+    },
     listOutbox: (filter) => listItems(db, filter),
     summary: () => summarise(db, now()),
 

@@ -36,7 +36,14 @@ export const EXPIRING_SOON_MS = 12 * 3_600_000;
 
 /** The item as the UI sees it (no seal, no internal bookkeeping). */
 export function toItem(row: OutboxRow): OutboxItem {
-  const { seq: _seq, deviceId: _deviceId, sealed: _sealed, offline: _offline, ...item } = row;
+  const {
+    seq: _seq,
+    deviceId: _deviceId,
+    sealed: _sealed,
+    offline: _offline,
+    outcomeSeenAt: _seen,
+    ...item
+  } = row;
   return item;
 }
 
@@ -149,10 +156,22 @@ export async function listItems(
     .map(toItem);
 }
 
+/** The cashier saw this item's final outcome on the result screen (a no-op for other states). */
+export async function markOutcomeSeen(db: TerminalDatabase, id: string, at: Date): Promise<void> {
+  await db.transaction('rw', db.outbox, async () => {
+    const row = await db.outbox.get(id);
+    if (!row || row.outcomeSeenAt || !['done', 'declined', 'error'].includes(row.state)) return;
+    await db.outbox.update(id, { outcomeSeenAt: at.toISOString() });
+  });
+}
+
 export async function summarise(db: TerminalDatabase, now: Date): Promise<QueueSummary> {
   const [unsent, declined, expired] = await Promise.all([
     unsentRows(db),
-    inState(db, 'declined').count(),
+    // Declines the cashier saw on the result screen, with the donor there, are not an alarm.
+    inState(db, 'declined')
+      .filter((r) => !r.outcomeSeenAt)
+      .count(),
     inState(db, 'expired').count(),
   ]);
   const pendingTotals: Partial<Record<Currency, number>> = {};

@@ -204,6 +204,33 @@ describe('enqueue: offline limits (500.00 per payment, 1,000.00 per device)', ()
   });
 });
 
+describe('the "declined after sending" alarm', () => {
+  it('counts the declines nobody saw: one shown on the result screen is not an alarm; one answered later is', async () => {
+    const t = await terminal();
+    const seenNow = await t.data.enqueue(
+      cardCharge({ amount: 20, card: { ccNum: DECLINED_VISA, expiry: '12/30', cvv: '123' } }),
+    );
+    await t.data.syncNow();
+    expect((await t.data.waitForResult(seenNow.id, 0)).state).toBe('declined');
+    expect((await t.data.summary()).declined).toBe(1);
+    await t.data.markOutcomeSeen(seenNow.id);
+    expect((await t.data.summary()).declined).toBe(0);
+    // Taken offline, declined when it reached the server after the donor left: the alarm.
+    t.setOnline(false);
+    const later = await t.data.enqueue(
+      cardCharge({ amount: 30, card: { ccNum: DECLINED_VISA, expiry: '12/30', cvv: '123' } }),
+    );
+    t.setOnline(true);
+    await t.data.syncNow();
+    expect((await t.data.waitForResult(later.id, 0)).state).toBe('declined');
+    expect((await t.data.summary()).declined).toBe(1);
+    // Marking an item that is not final does nothing.
+    const queued = await t.data.enqueue(cardCharge({ amount: 5 }));
+    await t.data.markOutcomeSeen(queued.id);
+    expect((await t.data.listOutbox({ states: ['queued'] })).length).toBe(1);
+  });
+});
+
 describe('enqueue: what is written', () => {
   it('an item with a local reference, brand and last 4, device info, and nothing else of the card', async () => {
     const t = await terminal();

@@ -189,6 +189,8 @@ export interface TerminalData {
    * current item).
    */
   waitForResult(id: string, timeoutMs: number): Promise<OutboxItem>;
+  /** The result screen showed this item's final outcome (a decline seen then raises no alarm). */
+  markOutcomeSeen(id: string): Promise<void>;
   listOutbox(filter?: { states?: OutboxState[]; limit?: number }): Promise<OutboxItem[]>;
   summary(): Promise<QueueSummary>;
   /**

@@ -22,6 +22,11 @@ export interface OutboxRow extends OutboxItem {
   sealed?: SealedBox | null;
   /** Taken while the terminal was offline (its offline limits applied); sent with the item. */
   offline?: boolean;
+  /**
+   * When the outcome was shown to the cashier on the result screen (the donor was there). A
+   * decline nobody saw at the time is the one the "declined after sending" alarm is about.
+   */
+  outcomeSeenAt?: string;
 }
 
 /**

@@ -258,6 +258,7 @@ export const en = {
     },
   },
   result: {
+    tryAnother: 'Try another card or account',
     waiting: 'Sending the donation…',
     approved: 'Thank you! Receipt {{receipt}}',
     schedule: 'Schedule {{schedule}}',

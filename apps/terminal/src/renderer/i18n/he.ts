@@ -256,6 +256,7 @@ export const he: Resources = {
     },
   },
   result: {
+    tryAnother: 'ניסיון בכרטיס או חשבון אחר',
     waiting: 'שולח את התרומה…',
     approved: 'תודה רבה! קבלה {{receipt}}',
     schedule: 'הוראת קבע {{schedule}}',

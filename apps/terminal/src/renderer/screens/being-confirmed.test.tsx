@@ -164,6 +164,48 @@ describe('the status bar: Send now, for everyone (no PIN)', () => {
   });
 });
 
+describe('the result screen: a decline with the donor there', () => {
+  it('is marked seen (no "declined after sending" alarm), and "Try another card" keeps the entry but not the card', async () => {
+    const item = testItem({
+      state: 'declined',
+      error: { errorCode: 'CARD_DECLINED', message: 'Insufficient funds' },
+      amountMinor: 3600,
+    });
+    const data = testTerminalData({ settings, items: [item] });
+    const draft = {
+      ...emptyDraft('USD'),
+      amountText: '36',
+      campaignNum: 2,
+      card: { ccNum: '4000000000000002', expiry: '12/30', cvv: '123', holder: 'M Cohen' },
+      donor: { ...emptyDraft('USD').donor, mode: 'new' as const, firstName: 'Moshe', lastName: 'Cohen' },
+    };
+    useTerminal.setState({ settings, draft, result: item, waiting: false, screen: 'result' });
+    mount(data, <ResultScreen />);
+    await waitFor(() => expect(data.seen).toEqual([item.id]));
+    fireEvent.click(screen.getByTestId('try-another-payment'));
+    const after = useTerminal.getState();
+    expect(after.screen).toBe('method');
+    expect(after.result).toBeNull();
+    expect(after.draft).toMatchObject({ amountText: '36', campaignNum: 2, donor: { firstName: 'Moshe' } });
+    expect(after.draft.card).toEqual({ ccNum: '', expiry: '', cvv: '', holder: '' });
+  });
+
+  it('an approved payment offers no "try another card"', async () => {
+    const item = testItem({ state: 'done', receiptNum: 'R1', amountMinor: 1800 });
+    const data = testTerminalData({ settings, items: [item] });
+    useTerminal.setState({
+      settings,
+      draft: emptyDraft('USD'),
+      result: item,
+      waiting: false,
+      screen: 'result',
+    });
+    mount(data, <ResultScreen />);
+    await waitFor(() => expect(data.seen).toEqual([item.id]));
+    expect(screen.queryByTestId('try-another-payment')).toBeNull();
+  });
+});
+
 describe('the result screen: first answer PAYMENT_PENDING', () => {
   function showResult() {
     const item = confirmingItem();

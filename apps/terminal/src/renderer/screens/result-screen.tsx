@@ -87,6 +87,13 @@ export function ResultScreen({ onDone }: { onDone?: () => void }) {
     };
   }, [confirmingId, data, setResult]);
 
+  // The outcome is on screen, with the donor there: a decline seen now needs no later alarm.
+  const seenId =
+    result && !waiting && ['done', 'declined', 'error'].includes(result.state) ? result.id : null;
+  useEffect(() => {
+    if (seenId) void data.markOutcomeSeen(seenId).catch(() => undefined);
+  }, [seenId, data]);
+
   if (!result || !settings) return null;
   const amount = result.currency ? money(result.amountMinor, result.currency, lang) : '';
   const lines = receiptLines(result, draft, settings, t, lang);
@@ -183,7 +190,24 @@ export function ResultScreen({ onDone }: { onDone?: () => void }) {
             </a>
           </>
         ) : null}
-        <button type="button" className="primary" data-primary data-testid="new-donation" onClick={done}>
+        {result.state === 'declined' && !waiting ? (
+          <button
+            type="button"
+            className="primary"
+            data-primary
+            data-testid="try-another-payment"
+            onClick={() => useTerminal.getState().tryAnotherPayment()}
+          >
+            {t('result.tryAnother')}
+          </button>
+        ) : null}
+        <button
+          type="button"
+          className={result.state === 'declined' && !waiting ? undefined : 'primary'}
+          data-primary={result.state === 'declined' && !waiting ? undefined : true}
+          data-testid="new-donation"
+          onClick={done}
+        >
           {t('result.another')}
         </button>
       </div>

@@ -55,6 +55,8 @@ export type TestTerminalData = TerminalData & {
   enqueued: DonationEntry[];
   voids: { receiptNum: string; reason: string | null }[];
   discarded: { id: string; reason: string }[];
+  /** Items whose outcome the result screen showed. */
+  seen: string[];
   items: OutboxItem[];
   local(): LocalSettings;
   /** The server's later answer for an item: it changes, and the listeners hear of it. */
@@ -119,11 +121,13 @@ export function testTerminalData(o: TestDataOptions): TestTerminalData {
   const enqueued: DonationEntry[] = [];
   const voids: { receiptNum: string; reason: string | null }[] = [];
   const discarded: { id: string; reason: string }[] = [];
+  const seen: string[] = [];
 
   const data: TestTerminalData = {
     enqueued,
     voids,
     discarded,
+    seen,
     items,
     local: () => local,
     settle(id, patch) {
@@ -177,6 +181,9 @@ export function testTerminalData(o: TestDataOptions): TestTerminalData {
       const item = testItem({ kind: 'saveDonor', request, currency: null, method: null });
       items.push(item);
       return item;
+    },
+    async markOutcomeSeen(id) {
+      seen.push(id);
     },
     async waitForResult(id) {
       const i = items.findIndex((x) => x.id === id);

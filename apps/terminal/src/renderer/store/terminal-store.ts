@@ -181,6 +181,11 @@ export interface TerminalState {
   typeAmount(key: string): void;
   setAmountMinor(minor: number): void;
   startOver(): void;
+  /**
+   * After a decline: back to the payment step with the amount, donor, campaign and schedule kept
+   * and every card, bank and charity-card field emptied (nothing of the declined card stays).
+   */
+  tryAnotherPayment(): void;
   setSettings(settings: DeviceSettings | null): void;
   setLocal(local: LocalSettings): void;
   setStatus(status: SyncStatus): void;
@@ -233,6 +238,16 @@ export const useTerminal = create<TerminalState>((set, get) => ({
     set({ draft, result: null, waiting: false, screen: settings ? 'amount' : 'pairing' });
     // A kiosk never offers a schedule: keep its draft one-time even if a stale state said otherwise.
     if (modeOf(local) === 'kiosk') set({ draft: { ...draft, recurring: false } });
+  },
+  tryAnotherPayment() {
+    const { draft } = get();
+    const empty = emptyDraft(draft.currency);
+    set({
+      draft: { ...draft, card: empty.card, swiped: null, bank: empty.bank, charity: empty.charity },
+      result: null,
+      waiting: false,
+      screen: 'method',
+    });
   },
   setSettings(settings) {
     const { draft } = get();
