@@ -382,6 +382,26 @@ describe('the terminal', () => {
     );
   });
 
+  it('pairing: a code typed with a space, in lower case, or pasted with line breaks is accepted and sent as XXXX-XXXX', async () => {
+    const { data } = await start({ paired: false });
+    const sent: string[] = [];
+    data.pair = async (_url, code) => {
+      sent.push(code);
+      throw new PairingError('PAIRING_CODE_INVALID', 'nope');
+    };
+    type('pair-url', 'http://127.0.0.1:9');
+    for (const typed of ['7nbh emtv', ' 7NBH\nEMTV ', '7NBH-EMTV']) {
+      type('pair-code', typed);
+      expect(screen.queryByTestId('pair-code-error')).toBeNull();
+      click('pair-submit');
+      await waitFor(() =>
+        expect(sent).toHaveLength(['7nbh emtv', ' 7NBH\nEMTV ', '7NBH-EMTV'].indexOf(typed) + 1),
+      );
+    }
+    expect(sent).toEqual(['7NBH-EMTV', '7NBH-EMTV', '7NBH-EMTV']);
+    expect((screen.getByTestId('pair-code') as HTMLInputElement).maxLength).toBeGreaterThanOrEqual(20);
+  });
+
   it('settings: PIN-locked once a PIN is set; coordinates in range; language switches the layout', async () => {
     // A PIN set by an older version (bare SHA-256): it opens once and is replaced by PBKDF2.
     const { data } = await start({ local: { managerPinHash: await sha256Hex('4321') } });

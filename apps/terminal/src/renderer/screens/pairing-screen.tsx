@@ -8,7 +8,14 @@ import { PairingError } from '../data/terminal-data.ts';
 import type { FieldMessage } from '../forms/validate.ts';
 import { useTerminal } from '../store/terminal-store.ts';
 
-const CODE = /^[A-Za-z0-9]{4}-?[A-Za-z0-9]{4}$/;
+/**
+ * A pairing code as typed or pasted: any case, with or without its dash, spaces (`7NBH EMTV`),
+ * or line breaks from a message. Normalised to `XXXX-XXXX`; null if it is not 8 letters and digits.
+ */
+export function normalisePairingCode(typed: string): string | null {
+  const bare = typed.toUpperCase().replace(/[\s\-–—_.]/g, '');
+  return /^[A-Z0-9]{8}$/.test(bare) ? `${bare.slice(0, 4)}-${bare.slice(4)}` : null;
+}
 
 function validUrl(s: string): boolean {
   try {
@@ -65,7 +72,8 @@ export function PairingScreen() {
     : insecureServerUrl(serverUrl.trim())
       ? { key: 'pairing.insecureUrl' }
       : null;
-  const codeError = CODE.test(code.trim()) ? null : { key: 'pairing.badCode' };
+  const normalisedCode = normalisePairingCode(code);
+  const codeError = normalisedCode ? null : { key: 'pairing.badCode' };
 
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -73,7 +81,11 @@ export function PairingScreen() {
     setBusy(true);
     setFailure(null);
     try {
-      const pairing = await data.pair(serverUrl.trim().replace(/\/+$/, ''), code.trim(), name.trim() || null);
+      const pairing = await data.pair(
+        serverUrl.trim().replace(/\/+$/, ''),
+        normalisedCode ?? code.trim(),
+        name.trim() || null,
+      );
       setSettings(pairing.settings);
       data.start();
       startOver();
@@ -116,7 +128,7 @@ export function PairingScreen() {
         required
         autoFocus
         testId="pair-code"
-        maxLength={9}
+        maxLength={32}
       />
       <Field
         label={t('pairing.deviceName')}
