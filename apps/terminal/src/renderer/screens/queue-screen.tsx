@@ -17,6 +17,7 @@ import type { DiscardRecord } from '../data/outbox-repo.ts';
 import { type OutboxItem, OutboxRefusal } from '../data/terminal-data.ts';
 import { dateTime, money, number, timeLeft } from '../format/format.ts';
 import { paymentErrors } from '../forms/validate.ts';
+import { errorText } from '../i18n/server-errors.ts';
 import { emptyDraft, useTerminal } from '../store/terminal-store.ts';
 
 export type QueueTab =
@@ -295,7 +296,7 @@ function QueueRow({ item: i, now, lang, canVoid, voided, action, onAction, onRet
         </div>
       ) : i.error ? (
         <div className="field-error" data-testid="queue-item-error" dir="auto">
-          {i.error.message}
+          {errorText(t, i.error)}
         </div>
       ) : null}
       {i.discardReason ? (

@@ -12,6 +12,7 @@ import { useServices } from '../app-context.ts';
 import { isBeingConfirmed } from '../data/being-confirmed.ts';
 import type { OutboxItem } from '../data/terminal-data.ts';
 import { dateTime, money } from '../format/format.ts';
+import { errorText } from '../i18n/server-errors.ts';
 import { type Draft, useTerminal } from '../store/terminal-store.ts';
 import { personName } from './donor-screen.tsx';
 
@@ -134,13 +135,13 @@ export function ResultScreen({ onDone }: { onDone?: () => void }) {
   } else if (result.state === 'declined') {
     heading = (
       <h1 tabIndex={-1} className="declined" data-testid="result-declined">
-        {t('result.declined', { message: result.error?.message ?? '' })}
+        {t('result.declined', { message: errorText(t, result.error) })}
       </h1>
     );
   } else if (result.state === 'error' || result.state === 'expired' || result.state === 'discarded') {
     heading = (
       <h1 tabIndex={-1} className="declined" data-testid="result-error">
-        {t('result.error', { message: result.error?.message ?? '' })}
+        {t('result.error', { message: errorText(t, result.error) })}
       </h1>
     );
   } else if (isBeingConfirmed(result)) {
