@@ -185,6 +185,13 @@ export function createOutboxEntry(deps: OutboxEntryDeps): OutboxEntry {
       : null;
     const prefix = localRefPrefix(info.deviceName ?? pairing.settings.deviceName);
     const donor = asRecord(request.donor);
+    // A donor picked from the list is sent by account number alone: its name (for the queue and
+    // the receipt) comes from the reference data this device holds.
+    let donorName = nameOf(donor);
+    if (!donorName && typeof donor.accountNum === 'string') {
+      const known = await db.donors.get(donor.accountNum).catch(() => undefined);
+      donorName = known ? nameOf(known as unknown as Record<string, unknown>) : null;
+    }
 
     const row = await insertItem(
       db,
@@ -209,7 +216,7 @@ export function createOutboxEntry(deps: OutboxEntryDeps): OutboxEntry {
           currency: entry.currency,
           method: entry.method,
           display: {
-            donorName: nameOf(donor),
+            donorName,
             brand: entry.brand,
             last4: entry.last4,
             frequency: entry.frequency,

@@ -535,6 +535,11 @@ describe('donor search (offline cache)', () => {
     expect(await accounts('d-2')).toEqual(['D-2']);
     expect(await t.data.searchDonors('cohen', 1)).toHaveLength(1);
     expect((await t.data.searchDonors('levi'))[0]).not.toHaveProperty('tokens');
+    // A donor picked from the list goes by account number; the queue shows the name all the same.
+    const picked = await t.data.enqueue(cardCharge({ donor: { accountNum: 'D-2' } }));
+    expect(picked.display.donorName).toBe('Sara Levi');
+    const unknown = await t.data.enqueue(cardCharge({ donor: { accountNum: 'D-404' } }));
+    expect(unknown.display.donorName).toBeNull();
   });
 });
 
