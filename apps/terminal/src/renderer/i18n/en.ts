@@ -356,7 +356,6 @@ export const en = {
     voidReason: 'Reason for the void',
     confirmVoid: 'Void the payment',
     voidQueued: 'Void of receipt {{receipt}} queued',
-    voided: 'voided',
     pin: 'Manager PIN',
     badPin: 'Wrong PIN',
     noPin: 'Voids need a manager PIN: set a manager PIN in Settings first.',
@@ -377,7 +376,9 @@ export const en = {
       error: 'Error',
       expired: 'Expired',
       discarded: 'Discarded',
+      voided: 'Voided',
     },
+    voidOf: 'Void of receipt {{receipt}}',
   },
   settings: {
     title: 'Settings',

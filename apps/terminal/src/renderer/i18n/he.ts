@@ -371,7 +371,9 @@ export const he: Resources = {
       error: 'שגיאה',
       expired: 'פג',
       discarded: 'בוטל',
+      voided: 'בוטלה',
     },
+    voidOf: 'ביטול קבלה {{receipt}}',
   },
   settings: {
     title: 'הגדרות',

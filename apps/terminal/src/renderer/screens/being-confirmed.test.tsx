@@ -39,6 +39,30 @@ afterEach(async () => {
   useTerminal.setState({ summary: EMPTY_SUMMARY, result: null, waiting: false });
 });
 
+describe('the queue: voids', () => {
+  it('a void row says which receipt it voids; the voided payment reads "Voided", not "Done voided"', async () => {
+    const paid = testItem({ state: 'done', receiptNum: 'R77', amountMinor: 1800 });
+    const voiding = testItem({
+      kind: 'void',
+      state: 'done',
+      currency: null,
+      method: null,
+      amountMinor: 0,
+      request: { receiptNum: 'R77', reason: 'entered twice' },
+      display: { donorName: null, brand: null, last4: null, frequency: null, collectorAccountNum: null },
+    });
+    mount(testTerminalData({ settings, items: [paid, voiding] }), <QueueScreen />);
+    fireEvent.click(await screen.findByTestId('queue-tab-done'));
+    const rows = await screen.findAllByTestId('queue-item');
+    const voidRow = rows.find((r) => r.getAttribute('data-kind') === 'void')!;
+    const paidRow = rows.find((r) => r.getAttribute('data-kind') === 'charge')!;
+    expect(within(voidRow).getByTestId('queue-title').textContent).toBe('Void of receipt R77');
+    expect(voidRow.textContent).not.toMatch(/Void\s*Void/);
+    expect(within(paidRow).getByTestId('queue-state').textContent).toBe('Voided');
+    expect(paidRow.textContent).not.toMatch(/Done/);
+  });
+});
+
 describe('the queue: being confirmed', () => {
   function queueWith() {
     const confirming = confirmingItem();

@@ -259,8 +259,14 @@ function QueueRow({ item: i, now, lang, canVoid, voided, action, onAction, onRet
       data-kind={i.kind}
     >
       <div className="queue-main">
-        <strong>{i.currency ? money(i.amountMinor, i.currency, lang) : t(`queue.kinds.${i.kind}`)}</strong>
-        {i.kind !== 'charge' ? <span className="badge">{t(`queue.kinds.${i.kind}`)}</span> : null}
+        <strong data-testid="queue-title">
+          {i.currency
+            ? money(i.amountMinor, i.currency, lang)
+            : i.kind === 'void'
+              ? t('queue.voidOf', { receipt: String(i.request.receiptNum ?? '') })
+              : t(`queue.kinds.${i.kind}`)}
+        </strong>
+        {i.kind === 'schedule' ? <span className="badge">{t(`queue.kinds.${i.kind}`)}</span> : null}
         {i.method ? <span>{t(`method.${i.method}`)}</span> : null}
         {instrument ? <span dir="ltr">{instrument}</span> : null}
         <span>{i.display.donorName ?? (isDonation(i) ? t('queue.noDonor') : '')}</span>
@@ -273,9 +279,12 @@ function QueueRow({ item: i, now, lang, canVoid, voided, action, onAction, onRet
         </span>
         {i.scheduleNum ? <span> · {t('result.schedule', { schedule: i.scheduleNum })}</span> : null} ·{' '}
         <span className={`state state-${confirming ? 'confirming' : i.state}`} data-testid="queue-state">
-          {confirming ? t('queue.states.confirming') : t(`queue.states.${i.state}`)}
+          {confirming
+            ? t('queue.states.confirming')
+            : voided && i.state === 'done'
+              ? t('queue.states.voided')
+              : t(`queue.states.${i.state}`)}
         </span>
-        {voided ? <span className="badge"> {t('queue.voided')}</span> : null}
         {unsent && !confirming && isDonation(i) ? (
           <span
             className={leftMs <= EXPIRING_SOON_MS ? 'warning-text' : undefined}
