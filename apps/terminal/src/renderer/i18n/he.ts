@@ -350,7 +350,6 @@ export const he: Resources = {
     voidReason: 'סיבת הביטול',
     confirmVoid: 'ביטול התשלום',
     voidQueued: 'ביטול קבלה {{receipt}} נכנס לתור',
-    voided: 'בוטלה',
     pin: 'קוד מנהל',
     badPin: 'קוד שגוי',
     noPin: 'ביטול עסקה דורש קוד מנהל: הגדירו קוד מנהל בהגדרות קודם.',
