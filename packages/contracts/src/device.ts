@@ -202,6 +202,19 @@ export type RefPerson = z.infer<typeof refPerson>;
 export const pullQuery = z.strictObject({
   cursor: str(512).optional(),
   limit: z.coerce.number().int().min(1).max(2000).optional(),
+  /**
+   * What the device reports on each pull (every sync run ends with one): its name as set on the
+   * device, and its queue after the run's pushes were answered — so the organisation's device
+   * list shows the name the cashier gave it and what truly still waits.
+   */
+  deviceName: str(256).optional(),
+  queueDepth: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .optional(),
+  queueTotalMinor: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
 });
 
 export const pullResponse = z

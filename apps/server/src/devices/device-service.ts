@@ -26,6 +26,7 @@ import {
   sealedSecrets,
   toMinorUnits,
   voidRequest,
+  withoutBidiControls,
 } from '@kupah/contracts';
 import { EnvelopeError } from '@kupah/envelope';
 import type { z } from 'zod';
@@ -62,6 +63,7 @@ import {
   markPaired,
   type PullPosition,
   pullChanges,
+  recordReport,
   recordSeen,
   revokeDevice,
   touchSeen,
@@ -245,9 +247,24 @@ export async function pull(
   ctx: DeviceContext,
   cursor: string | undefined,
   limit: number | undefined,
+  report: {
+    deviceName?: string | undefined;
+    queueDepth?: number | undefined;
+    queueTotalMinor?: number | undefined;
+  } = {},
 ): Promise<PullResponse> {
-  await touchSeen(deps.db, ctx.device.id);
-  return pullFor(deps, ctx, cursor, limit ?? PULL_PAGE);
+  const name = report.deviceName?.trim() ? withoutBidiControls(report.deviceName.trim()) : null;
+  if (name !== null || report.queueDepth !== undefined) {
+    await recordReport(deps.db, ctx.device.id, {
+      name,
+      queueDepth: report.queueDepth ?? null,
+      queueTotalMinor: report.queueTotalMinor ?? null,
+    });
+  } else {
+    await touchSeen(deps.db, ctx.device.id);
+  }
+  const current = name === null ? ctx : { ...ctx, device: { ...ctx.device, name } };
+  return pullFor(deps, current, cursor, limit ?? PULL_PAGE);
 }
 
 const pairingRefused = () =>
@@ -275,7 +292,7 @@ export async function pairDevice(deps: Deps, req: z.output<typeof pairRequest>) 
       'device',
       d.sandbox,
     );
-    await markPaired(tx, d.id, sourceId, req.appVersion ?? null);
+    await markPaired(tx, d.id, sourceId, req.appVersion ?? null, name);
     return d;
   });
   if (!device) throw pairingRefused();

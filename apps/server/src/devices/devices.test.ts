@@ -291,6 +291,61 @@ describe.each(await testDatabases())('device sync on %s', (kind) => {
       expect(Date.parse(me.lastSeenAt)).toBeGreaterThan(Date.now() - 60_000);
     });
 
+    it('the name typed at pairing is the device name; a pull reports renames and the queue left after the pushes', async () => {
+      const created = await h.admin('POST', `/orgs/${h.org.orgGuid}/devices`, {
+        name: 'Admin name',
+        sandbox: true,
+      });
+      const paired = await h.request('POST', '/v1/Device/Pair', {
+        pairingCode: created.body.pairingCode,
+        deviceName: 'Front desk',
+        appVersion: 'test-1.0',
+      });
+      expect(paired.status).toBe(200);
+      expect(paired.body.settings.deviceName).toBe('Front desk');
+      const mine = async () =>
+        (await h.admin('GET', `/orgs/${h.org.orgGuid}/devices`)).body.devices.find(
+          (d: { deviceId: string }) => d.deviceId === paired.body.deviceId,
+        );
+      expect(await mine()).toMatchObject({ name: 'Front desk' });
+      const auth = { authorization: paired.body.credential };
+      // A push reports the queue before it (2 waiting) …
+      const [a, b] = await Promise.all([
+        sealedOp({ deviceId: paired.body.deviceId, key: paired.body.encryptionKey }, 'charge', chargeReq()),
+        sealedOp({ deviceId: paired.body.deviceId, key: paired.body.encryptionKey }, 'charge', chargeReq()),
+      ]);
+      await h.request(
+        'POST',
+        '/v1/Device/Sync/Push',
+        {
+          deviceId: paired.body.deviceId,
+          appVersion: 'test-1.0',
+          queue: { depth: 2, totalMinor: 3600 },
+          operations: [a, b],
+        },
+        auth,
+      );
+      expect(await mine()).toMatchObject({ queueDepth: 2, queueTotalMinor: 3600 });
+      // … and the pull that ends the run reports what is left (nothing), and the new name.
+      const pulled = await h.request(
+        'GET',
+        `/v1/Device/Sync/Pull?queueDepth=0&queueTotalMinor=0&deviceName=${encodeURIComponent('Lobby (north)')}`,
+        undefined,
+        auth,
+      );
+      expect(pulled.status).toBe(200);
+      expect(pulled.body.settings.deviceName).toBe('Lobby (north)');
+      expect(await mine()).toMatchObject({ name: 'Lobby (north)', queueDepth: 0, queueTotalMinor: 0 });
+      // Payments taken after the rename carry the new name as their source's.
+      const [src] = await h.db.query<{ name: string }>(
+        'SELECT s.name FROM sources s JOIN devices d ON d.source_id = s.id WHERE d.device_id = $1',
+        [paired.body.deviceId],
+      );
+      expect(src?.name).toBe('Lobby (north)');
+      const bad = await h.request('GET', '/v1/Device/Sync/Pull?queueDepth=-1', undefined, auth);
+      expect(bad.status).toBe(400);
+    });
+
     it('refuses a push that names another device, or more than 100 operations', async () => {
       const op = await sealedOp(device, 'charge', chargeReq());
       const other = await h.request(

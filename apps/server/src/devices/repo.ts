@@ -91,11 +91,37 @@ export async function lockDeviceByPairingCode(sql: Sql, codeHash: string): Promi
 }
 
 /** Pairing used up: the code is forgotten and the device holds its source. */
-export async function markPaired(sql: Sql, id: number, sourceId: number, appVersion: string | null) {
+export async function markPaired(
+  sql: Sql,
+  id: number,
+  sourceId: number,
+  appVersion: string | null,
+  name: string,
+) {
   await sql.query(
     `UPDATE devices SET pairing_code_hash = NULL, pairing_expires_at = NULL, source_id = $2, paired_at = now(),
-       last_seen_at = now(), app_version = $3 WHERE id = $1`,
-    [id, sourceId, appVersion],
+       last_seen_at = now(), app_version = $3, name = $4 WHERE id = $1`,
+    [id, sourceId, appVersion, name],
+  );
+}
+
+/**
+ * What a device reports on a pull: its name (the device's and its source's, when changed) and its
+ * queue after the run's pushes (the by-key counts of the last push are kept).
+ */
+export async function recordReport(
+  sql: Sql,
+  id: number,
+  report: { name: string | null; queueDepth: number | null; queueTotalMinor: number | null },
+): Promise<void> {
+  await sql.query(
+    `WITH d AS (
+       UPDATE devices SET last_seen_at = now(), name = COALESCE($2, name),
+         queue_depth = COALESCE($3, queue_depth), queue_total_minor = COALESCE($4, queue_total_minor)
+       WHERE id = $1 RETURNING source_id
+     )
+     UPDATE sources SET name = $2 FROM d WHERE $2::text IS NOT NULL AND sources.id = d.source_id AND sources.name <> $2`,
+    [id, report.name, report.queueDepth, report.queueTotalMinor],
   );
 }
 

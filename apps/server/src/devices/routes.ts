@@ -147,6 +147,6 @@ export function deviceRoutes(buckets: TokenBuckets) {
     )
     .openapi(pullRoute, async (c) => {
       const q = c.req.valid('query');
-      return c.json(await pull(c.var.deps, c.var.device, q.cursor, q.limit), 200);
+      return c.json(await pull(c.var.deps, c.var.device, q.cursor, q.limit, q), 200);
     });
 }

@@ -28,10 +28,11 @@ export function createDexieSyncStore(
       revealed = null;
     },
     async session(): Promise<SyncSession | null> {
-      const [pairing, stored, revoked] = await Promise.all([
+      const [pairing, stored, revoked, local] = await Promise.all([
         readKv(db, 'pairing'),
         readKv(db, 'credential'),
         readKv(db, 'revoked'),
+        readKv(db, 'localSettings'),
       ]);
       if (!pairing || !stored) return null;
       if (revealed?.deviceId !== pairing.deviceId) {
@@ -45,6 +46,7 @@ export function createDexieSyncStore(
         deviceId: pairing.deviceId,
         credential: revealed.credential,
         revoked: revoked !== undefined,
+        deviceName: local?.deviceName?.trim() || null,
       };
     },
     async expireDue(now) {

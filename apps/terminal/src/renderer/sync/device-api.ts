@@ -55,7 +55,20 @@ export class DeviceApiError extends Error {
 export interface DeviceApi {
   pair(serverUrl: string, body: PairRequest): Promise<PairResponse>;
   push(serverUrl: string, credential: string, body: PushRequest): Promise<PushResponse>;
-  pull(serverUrl: string, credential: string, cursor: string | null, limit: number): Promise<PullResponse>;
+  pull(
+    serverUrl: string,
+    credential: string,
+    cursor: string | null,
+    limit: number,
+    report?: PullReport,
+  ): Promise<PullResponse>;
+}
+
+/** What a pull tells the server: the device's own name and its queue after the run's pushes. */
+export interface PullReport {
+  deviceName: string | null;
+  queueDepth: number;
+  queueTotalMinor: number;
 }
 
 export interface DeviceApiOptions {
@@ -162,9 +175,14 @@ export function createDeviceApi(opts: DeviceApiOptions): DeviceApi {
         pushResponse,
         pushTimeoutMs,
       ),
-    pull: (serverUrl, credential, cursor, limit) => {
+    pull: (serverUrl, credential, cursor, limit, report) => {
       const q = new URLSearchParams({ limit: String(limit) });
       if (cursor) q.set('cursor', cursor);
+      if (report) {
+        if (report.deviceName) q.set('deviceName', report.deviceName);
+        q.set('queueDepth', String(report.queueDepth));
+        q.set('queueTotalMinor', String(report.queueTotalMinor));
+      }
       return call(
         `${normaliseServerUrl(serverUrl)}/v1/Device/Sync/Pull?${q}`,
         { method: 'GET', headers: { authorization: credential } },

@@ -314,6 +314,33 @@ describe('sync loop: answers and the outbox state machine', () => {
   });
 });
 
+describe('sync loop: what the device reports', () => {
+  it('each run ends with a pull reporting the device’s own name and the queue left after the pushes', async () => {
+    const server = await createFakeDeviceServer();
+    const pulls: URL[] = [];
+    const inner = server.fetch;
+    server.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = new URL(String(input instanceof Request ? input.url : input));
+      if (url.pathname.endsWith('/Sync/Pull')) pulls.push(url);
+      return inner(input, init);
+    }) as typeof fetch;
+    const t = await terminal({ server });
+    await t.data.saveLocalSettings({ deviceName: 'Front desk' });
+    await t.data.enqueue(cardCharge({ amount: 10 }));
+    await t.data.enqueue(cardCharge({ amount: 20 }));
+    pulls.length = 0;
+    await t.data.syncNow();
+    expect(server.pushes.length).toBeGreaterThan(0);
+    const first = pulls[0]!;
+    expect(first.searchParams.get('deviceName')).toBe('Front desk');
+    // Both were answered by the push: nothing is left, whatever the push reported before.
+    expect(first.searchParams.get('queueDepth')).toBe('0');
+    expect(first.searchParams.get('queueTotalMinor')).toBe('0');
+    // One more page of a long pull carries no report again.
+    for (const later of pulls.slice(1)) expect(later.searchParams.has('queueDepth')).toBe(false);
+  });
+});
+
 describe('sync loop: expiry', () => {
   it('expiring within 12 h is counted; past expiry a never-sent item is expired and never sent', async () => {
     const t = await terminal();

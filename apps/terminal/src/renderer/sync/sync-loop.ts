@@ -34,7 +34,7 @@ import {
 import { CONFIRM_RECHECK_MS, isConfirmationAnswer } from '../data/being-confirmed.ts';
 import type { SyncStatus } from '../data/terminal-data.ts';
 import { backoffDelayMs, SYNC_BACKOFF } from './backoff.ts';
-import { type DeviceApi, DeviceApiError } from './device-api.ts';
+import { type DeviceApi, DeviceApiError, type PullReport } from './device-api.ts';
 import { type SyncLocks, syncLockName } from './sync-lock.ts';
 import type { ClaimedOperation, QueueStats, SyncSession, SyncStore } from './sync-store.ts';
 
@@ -393,10 +393,19 @@ export function createSyncLoop(opts: SyncLoopOptions): SyncLoop {
   async function pullAll(session: SyncSession): Promise<void> {
     setStatus({ phase: 'pulling', progress: null });
     let cursor = await store.pullCursor();
+    // The first page reports the device's name and its queue now that the pushes are answered
+    // (the push reported the queue before them), so the organisation sees what truly waits.
+    const left = await store.queueStats(session.deviceId);
+    let report: PullReport | undefined = {
+      deviceName: session.deviceName ?? null,
+      queueDepth: left.depth,
+      queueTotalMinor: left.totalMinor,
+    };
     for (let page = 0; page < MAX_PULL_PAGES; page++) {
       let answer: Awaited<ReturnType<DeviceApi['pull']>>;
       try {
-        answer = await api.pull(session.serverUrl, session.credential, cursor, PULL_PAGE);
+        answer = await api.pull(session.serverUrl, session.credential, cursor, PULL_PAGE, report);
+        report = undefined;
       } catch (err) {
         // A cursor the server no longer knows (its data was restored): start again from scratch.
         const badCursor =

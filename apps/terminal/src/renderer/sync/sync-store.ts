@@ -11,6 +11,8 @@ export interface SyncSession {
   credential: string;
   /** The server refused the device (403 DEVICE_REVOKED): nothing more is sent until it is paired again. */
   revoked: boolean;
+  /** The name given to the device on the device (at pairing or in Settings), reported to the server. */
+  deviceName?: string | null;
 }
 
 /** What the push body reports about the queue (observability and key retirement on the server). */
