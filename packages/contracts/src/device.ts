@@ -118,6 +118,11 @@ export const deviceSettings = z.object({
   scheduleMode: z.enum(SCHEDULE_HANDLING_MODES),
   timezone: z.string(),
   il: z.boolean(),
+  /**
+   * Instalments falling on Shabbat or Yom Tov move to the next weekday (the organisation's
+   * setting; absent from servers of earlier versions, which always moved them).
+   */
+  shabbatShift: z.boolean().optional(),
   sandbox: z.boolean(),
   deviceName: z.string(),
   offline: z.object({

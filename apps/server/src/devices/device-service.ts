@@ -191,6 +191,7 @@ function settingsFor(org: Org, device: { name: string; sandbox: boolean }): Devi
     scheduleMode: s.scheduleMode,
     timezone: s.timezone,
     il: s.il,
+    shabbatShift: s.shabbatShift,
     sandbox: device.sandbox,
     deviceName: device.name,
     offline: s.offline,

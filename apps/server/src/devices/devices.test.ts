@@ -303,6 +303,8 @@ describe.each(await testDatabases())('device sync on %s', (kind) => {
       });
       expect(paired.status).toBe(200);
       expect(paired.body.settings.deviceName).toBe('Front desk');
+      // The organisation's Shabbat setting reaches the device (its schedule preview follows it).
+      expect(paired.body.settings.shabbatShift).toBe(true);
       const mine = async () =>
         (await h.admin('GET', `/orgs/${h.org.orgGuid}/devices`)).body.devices.find(
           (d: { deviceId: string }) => d.deviceId === paired.body.deviceId,

@@ -40,6 +40,7 @@ export function schedulePreview(
   amounts: ScheduleAmounts,
   il: boolean,
   specialPresets: readonly SpecialDayPreset[] = [],
+  shabbatShift = true,
 ): Preview {
   try {
     return {
@@ -50,7 +51,7 @@ export function schedulePreview(
         firstMinor: amounts.firstMinor,
         perPaymentMinor: amounts.perMinor,
         il,
-        shabbatShift: true,
+        shabbatShift,
         ...(frequency === 'Special_Days' ? { specialDays: { presets: specialPresets, dates: [] } } : {}),
       }),
     };
@@ -109,7 +110,14 @@ export function DetailsScreen() {
   const preview = useMemo(
     () =>
       amounts && termsOk
-        ? schedulePreview(s.frequency, s.startDate, amounts, settings?.il ?? false, s.specialPresets)
+        ? schedulePreview(
+            s.frequency,
+            s.startDate,
+            amounts,
+            settings?.il ?? false,
+            s.specialPresets,
+            settings?.shabbatShift ?? true,
+          )
         : null,
     [amounts, termsOk, s.frequency, s.startDate, s.specialPresets, settings?.il],
   );
