@@ -119,7 +119,7 @@ export function DetailsScreen() {
             settings?.shabbatShift ?? true,
           )
         : null,
-    [amounts, termsOk, s.frequency, s.startDate, s.specialPresets, settings?.il],
+    [amounts, termsOk, s.frequency, s.startDate, s.specialPresets, settings?.il, settings?.shabbatShift],
   );
   const allErrors: Errors =
     preview && 'error' in preview ? { ...errors, preview: { key: 'schedule.impossible' } } : errors;
