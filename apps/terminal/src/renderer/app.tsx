@@ -3,6 +3,7 @@ import type { RefPerson } from '@kupah/contracts';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from './app-context.ts';
+import { DraftAmount } from './components/draft-amount.tsx';
 import { useScreenKeys } from './components/screen-keys.ts';
 import { StatusBar } from './components/status-bar.tsx';
 import { captureSwipes, clearSwipe } from './forms/swipe-capture.ts';
@@ -270,6 +271,9 @@ export function App() {
       <main id="main" ref={mainRef}>
         {screen === 'pairing' || !settings ? <PairingScreen /> : null}
         {settings && screen === 'amount' ? <AmountScreen kiosk={kiosk} /> : null}
+        {settings && (screen === 'method' || screen === 'donor' || screen === 'details') ? (
+          <DraftAmount />
+        ) : null}
         {settings && screen === 'method' ? <MethodScreen /> : null}
         {settings && screen === 'donor' ? <DonorScreen /> : null}
         {settings && screen === 'details' ? <DetailsScreen /> : null}

@@ -257,6 +257,10 @@ export const en = {
       OTHER: 'The donation could not be saved.',
     },
   },
+  flow: {
+    amount: 'Donation: {{amount}}',
+    amountRecurring: 'Donation: {{amount}} · {{frequency}}',
+  },
   serverErrors: {
     VALIDATION_FAILED: 'The server refused the details of this donation',
     UNKNOWN_FIELD: 'The server did not recognise part of this donation (update the terminal)',

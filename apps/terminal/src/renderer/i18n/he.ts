@@ -255,6 +255,10 @@ export const he: Resources = {
       OTHER: 'לא ניתן היה לשמור את התרומה.',
     },
   },
+  flow: {
+    amount: 'תרומה: {{amount}}',
+    amountRecurring: 'תרומה: {{amount}} · {{frequency}}',
+  },
   serverErrors: {
     VALIDATION_FAILED: 'השרת דחה את פרטי התרומה',
     UNKNOWN_FIELD: 'השרת לא זיהה חלק מפרטי התרומה (יש לעדכן את המסוף)',

@@ -57,6 +57,8 @@ describe('the terminal', () => {
     click('key-8');
     click('amount-next');
     await screen.findByTestId('method-screen');
+    // The amount stays in sight on every step after the amount screen.
+    expect(screen.getByTestId('draft-amount').textContent).toBe('Donation: $18.00');
     expect(document.activeElement).toBe(screen.getByTestId('card-number'));
     swipe(TRACKS);
     expect(screen.getByTestId('swiped-card').textContent).toBe('Card swiped: Visa •••• 1111');
@@ -65,8 +67,10 @@ describe('the terminal', () => {
     expect(JSON.stringify(useTerminal.getState())).not.toContain(PAN);
     expect((screen.getByTestId('card-holder') as HTMLInputElement).value).toBe('JOHN A DOE');
     click('method-next');
+    expect(screen.getByTestId('draft-amount').textContent).toBe('Donation: $18.00');
     click('donor-anonymous');
     click('donor-next');
+    expect(screen.getByTestId('draft-amount').textContent).toBe('Donation: $18.00');
     click('details-next');
     await screen.findByTestId('review-screen');
     expect(screen.getByTestId('review-method').textContent).toBe('Visa •••• 1111');
