@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { detectBrand, parseExpiry, validateCard } from './card.ts';
+import { detectBrand, groupCardNumber, parseExpiry, validateCard } from './card.ts';
 
 const NOW = new Date('2025-06-15T12:00:00Z');
 const good = { ccNum: '4242424242424242', expiry: '12/27', cvv: '123' };
@@ -176,5 +176,16 @@ describe('validateCard: robustness', () => {
   it('does not throw on non-object or non-string input', () => {
     expect(validateCard(null as never, NOW).ok).toBe(false);
     expect(validateCard({ ccNum: 42 as never, expiry: {} as never, cvv: [] as never }, NOW).ok).toBe(false);
+  });
+});
+
+describe('groupCardNumber', () => {
+  it('groups as the brand prints it; keeps digits only, at most 19', () => {
+    expect(groupCardNumber('4242424242424242')).toBe('4242 4242 4242 4242');
+    expect(groupCardNumber('4242-4242 42')).toBe('4242 4242 42');
+    expect(groupCardNumber('378282246310005')).toBe('3782 822463 10005');
+    expect(groupCardNumber('4242 ')).toBe('4242');
+    expect(groupCardNumber('12345678901234567890123').replace(/ /g, '')).toHaveLength(19);
+    expect(groupCardNumber('abc')).toBe('');
   });
 });

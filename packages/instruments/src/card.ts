@@ -62,6 +62,21 @@ export function detectBrand(ccNum: string): string | null {
   return card ? (BRAND_NAMES[card.type] ?? card.niceType) : null;
 }
 
+/**
+ * A card number as the cashier should read it while typing: digits only (at most 19), grouped as
+ * the brand prints them (4-4-4-4, American Express 4-6-5; card-validator's gaps).
+ */
+export function groupCardNumber(typed: string): string {
+  const digits = typed.replace(/\D/g, '').slice(0, 19);
+  const gaps = cardValidator.number(digits).card?.gaps ?? [4, 8, 12, 16];
+  let out = '';
+  for (let i = 0; i < digits.length; i++) {
+    if (gaps.includes(i)) out += ' ';
+    out += digits[i];
+  }
+  return out;
+}
+
 type CardNumberCheck =
   | { ok: true; pan: string; brand: string; cvvSize: number }
   | { ok: false; message: string };

@@ -1,7 +1,7 @@
 export type { AccountType, BankAccountInput, CheckType, ValidBankAccount } from './bank-account.ts';
 export { ACCOUNT_TYPES, CHECK_TYPES, isValidAbaRouting, validateBankAccount } from './bank-account.ts';
 export type { CardInput, ParsedExpiry, ValidateCardOptions, ValidCard } from './card.ts';
-export { detectBrand, parseExpiry, validateCard } from './card.ts';
+export { detectBrand, groupCardNumber, parseExpiry, validateCard } from './card.ts';
 export type { ValidCharityCard } from './charity-card.ts';
 export { CHARITY_TOKEN_PATTERN, isCharityToken, validateCharityCard } from './charity-card.ts';
 export { last4, maskPan, maskSecret } from './mask.ts';

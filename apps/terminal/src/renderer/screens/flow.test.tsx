@@ -51,6 +51,18 @@ afterEach(async () => {
 });
 
 describe('the terminal', () => {
+  it('a typed card number is grouped as the card prints it', async () => {
+    await start();
+    click('key-5');
+    click('amount-next');
+    await screen.findByTestId('method-screen');
+    type('card-number', '4242424242424242');
+    expect((screen.getByTestId('card-number') as HTMLInputElement).value).toBe('4242 4242 4242 4242');
+    type('card-number', '378282246310005');
+    expect((screen.getByTestId('card-number') as HTMLInputElement).value).toBe('3782 822463 10005');
+    expect(screen.getByTestId('card-brand').textContent).toContain('American Express');
+  });
+
   it('a swiped card is taken but never shown: brand and last 4 only, on every screen to the result', async () => {
     const { data } = await start();
     click('key-1');

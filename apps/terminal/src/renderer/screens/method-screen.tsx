@@ -4,7 +4,7 @@
  * charity-card providers.
  */
 import { PAYMENT_METHODS, type PaymentMethodId } from '@kupah/contracts';
-import { detectBrand } from '@kupah/instruments';
+import { detectBrand, groupCardNumber } from '@kupah/instruments';
 import { type FormEvent, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Field, GroupError } from '../components/field.tsx';
@@ -88,7 +88,7 @@ export function MethodScreen() {
           <Field
             label={t('method.cardNumber')}
             value={card.ccNum}
-            onChange={(v) => patchDraft({ card: { ...card, ccNum: v.replace(/[^\d\s-]/g, '') } })}
+            onChange={(v) => patchDraft({ card: { ...card, ccNum: groupCardNumber(v) } })}
             error={errors.ccNum}
             // A wrong length may be a number still being typed: said once the field is left.
             touched={digits.length >= 12 && !errors.ccNum?.key.startsWith('method.errors.cardLength')}
