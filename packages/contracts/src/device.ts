@@ -367,3 +367,51 @@ export const DEVICE_ERROR_CODES = {
   OFFLINE_LIMIT_EXCEEDED: ERROR_CODES.OFFLINE_LIMIT_EXCEEDED,
   DEVICE_CLOCK_AHEAD: ERROR_CODES.DEVICE_CLOCK_AHEAD,
 } as const;
+
+// ---------------------------------------------------------------------------------------------
+// End of shift: a device's totals since its last close, recorded on the server
+
+const shiftRow = z.strictObject({
+  method: str(32),
+  currency: z.enum(CURRENCIES),
+  count: z.number().int().min(0).max(1_000_000),
+  amountMinor: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+});
+export type ShiftRow = z.infer<typeof shiftRow>;
+
+const shiftTotals = z.strictObject({
+  /** Charged and not voided, by method and currency. */
+  succeeded: z.array(shiftRow).max(200),
+  voided: z.array(shiftRow).max(200),
+  declined: z.array(shiftRow).max(200),
+  /** Taken but not answered yet (device only). */
+  queued: z.array(shiftRow).max(200).optional(),
+});
+export type ShiftTotals = z.infer<typeof shiftTotals>;
+
+export const shiftCloseRequest = z
+  .strictObject({
+    deviceId: str(64),
+    /** Made by the device when the shift was closed: sending it again records nothing twice. */
+    closeId: z.uuid(),
+    openedAt: utcDateTime(),
+    closedAt: utcDateTime(),
+    /** Who closed it, as typed on the device (optional). */
+    closedBy: str(256).nullish(),
+    totals: shiftTotals,
+  })
+  .meta({ id: 'ShiftCloseRequest' });
+export type ShiftCloseRequest = z.input<typeof shiftCloseRequest>;
+
+export const shiftCloseResponse = z
+  .object({
+    closeId: z.string(),
+    recordedAt: z.string(),
+    /**
+     * The server's own totals of this device's payments taken in the shift (by the device's time),
+     * as forwarded so far: what the device still had queued at the close is not in them yet.
+     */
+    server: shiftTotals,
+  })
+  .meta({ id: 'ShiftCloseResponse' });
+export type ShiftCloseResponse = z.infer<typeof shiftCloseResponse>;

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { CURRENCIES, guid, PAYMENT_METHODS, str } from './common.ts';
+import { shiftCloseResponse } from './device.ts';
 import { donorRecord, scheduleSummary } from './external.ts';
 
 export const PAYMENT_STATUSES = ['Pending', 'Success', 'Declined', 'Error', 'Voided'] as const;
@@ -288,3 +289,32 @@ export const donorDetail = z
   })
   .meta({ id: 'DonorDetail' });
 export type DonorDetail = z.infer<typeof donorDetail>;
+
+export const shiftListQuery = z.strictObject({
+  ...orgParams,
+  deviceId: str(64).optional(),
+  from: instantText().optional().meta({ description: 'Closed at or after' }),
+  to: instantText().optional().meta({ description: 'Closed before (a date includes that whole day)' }),
+  limit: pageParams.limit,
+});
+
+const shiftTotalsOut = shiftCloseResponse.shape.server;
+
+export const shiftList = z
+  .object({
+    shifts: z.array(
+      z.object({
+        closeId: z.string(),
+        deviceId: z.string(),
+        deviceName: z.string(),
+        openedAt: z.string(),
+        closedAt: z.string(),
+        closedBy: z.string().nullable(),
+        recordedAt: z.string(),
+        device: shiftTotalsOut.meta({ description: 'As the device counted them at the close' }),
+        server: shiftTotalsOut.meta({ description: "The server's, when the close was recorded" }),
+      }),
+    ),
+  })
+  .meta({ id: 'ShiftList' });
+export type ShiftList = z.infer<typeof shiftList>;

@@ -627,6 +627,29 @@ CREATE INDEX donors_account_upper ON donors (org_id, upper(account_num));
 CREATE INDEX collectors_account_upper ON collectors (org_id, upper(account_num));
 `,
   },
+  {
+    version: 13,
+    name: 'device shift closes',
+    sql: `
+-- A cashier or collector closed the shift on a device: the device's totals since the last close,
+-- and the server's own totals of the same shift when it was recorded. close_id is the device's.
+CREATE TABLE device_shifts (
+  id bigserial PRIMARY KEY,
+  org_id bigint NOT NULL REFERENCES orgs(id),
+  device_id bigint NOT NULL REFERENCES devices(id),
+  close_id uuid NOT NULL,
+  opened_at timestamptz NOT NULL,
+  closed_at timestamptz NOT NULL,
+  closed_by text,
+  device_totals jsonb NOT NULL,
+  server_totals jsonb NOT NULL,
+  recorded_at timestamptz NOT NULL,
+  UNIQUE (device_id, close_id)
+);
+CREATE INDEX device_shifts_org ON device_shifts (org_id, closed_at DESC);
+CREATE INDEX device_shifts_device ON device_shifts (device_id, closed_at DESC);
+`,
+  },
 ];
 
 const LOCK_ID = 727_172_001;

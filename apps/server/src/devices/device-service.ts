@@ -18,12 +18,14 @@ import {
   type pairRequest,
   type ScheduleCommand,
   type SealedSecrets,
+  type ShiftCloseResponse,
   type SyncOperation,
   saveDonorRequest,
   scheduleRequest,
   sealAad,
   sealAadV2,
   sealedSecrets,
+  type shiftCloseRequest,
   toMinorUnits,
   voidRequest,
   withoutBidiControls,
@@ -36,7 +38,7 @@ import { hashCredential, maskCredential, newSourceGuid } from '../auth/credentia
 import { type Caller, findSourceCaller, insertSource } from '../auth/repo.ts';
 import type { Db } from '../db/database.ts';
 import type { Deps } from '../deps.ts';
-import { ApiError, fromZod, notFound } from '../http/errors.ts';
+import { ApiError, fromZod, notFound, validationError } from '../http/errors.ts';
 import { commandHash } from '../http/request-hash.ts';
 import { findKeyAnswer } from '../idempotency/repo.ts';
 import type { Org } from '../orgs/repo.ts';
@@ -68,6 +70,7 @@ import {
   revokeDevice,
   touchSeen,
 } from './repo.ts';
+import { recordShift, serverShiftTotals } from './shift-repo.ts';
 
 export const PAIRING_TTL_MS = 15 * 60_000;
 /** No 0/O, 1/I/L: codes are read aloud and typed by hand. */
@@ -143,6 +146,7 @@ function describeDevice(d: DeviceRow, now: Date) {
     queueTotalMinor: d.queueTotalMinor,
     queueByKid: d.queueByKid,
     lastPushOperations: d.lastPushOps,
+    lastShiftClosedAt: d.lastShiftClosedAt?.toISOString() ?? null,
     revokedAt: d.revokedAt?.toISOString() ?? null,
   };
 }
@@ -798,4 +802,42 @@ export async function push(deps: Deps, ctx: DeviceContext, req: PushRequest): Pr
     serverTime: deps.now().toISOString(),
     encryptionKey: await currentEnvelopeKey(deps.db, ctx.caller.org),
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// End of shift
+
+/**
+ * Records a device's shift close (once per closeId) with the server's own totals of the same
+ * shift, which the device shows beside its own.
+ */
+export async function closeShift(
+  deps: Deps,
+  ctx: DeviceContext,
+  req: z.output<typeof shiftCloseRequest>,
+): Promise<ShiftCloseResponse> {
+  if (req.deviceId !== ctx.device.deviceId) {
+    throw new ApiError(403, ERROR_CODES.FORBIDDEN, 'deviceId is not the device of this credential', [
+      { field: 'deviceId', message: 'must be the id this device received when it was paired' },
+    ]);
+  }
+  if (Date.parse(req.closedAt) < Date.parse(req.openedAt)) {
+    throw validationError([{ field: 'closedAt', message: 'must not be before openedAt' }]);
+  }
+  const server =
+    ctx.device.sourceId === null
+      ? { succeeded: [], voided: [], declined: [] }
+      : await serverShiftTotals(deps.db, ctx.device.sourceId, req.openedAt, req.closedAt);
+  const recorded = await recordShift(deps.db, {
+    orgId: ctx.caller.org.id,
+    deviceRowId: ctx.device.id,
+    closeId: req.closeId,
+    openedAt: req.openedAt,
+    closedAt: req.closedAt,
+    closedBy: req.closedBy?.trim() || null,
+    device: req.totals,
+    server,
+    at: deps.now(),
+  });
+  return { closeId: req.closeId, recordedAt: recorded.recordedAt.toISOString(), server: recorded.server };
 }

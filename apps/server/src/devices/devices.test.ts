@@ -364,6 +364,79 @@ describe.each(await testDatabases())('device sync on %s', (kind) => {
     });
   });
 
+  describe('end of shift', () => {
+    it("records a close once, answers the server's totals of the shift, shows it in the device list and the reports API", async () => {
+      const d = await pairTestDevice(h, 'Shift kiosk');
+      const openedAt = new Date(Date.now() - 60_000).toISOString();
+      const now = () => new Date().toISOString();
+      const ok1 = await sealedOp(d, 'charge', chargeReq({ amount: 18 }), { deviceCreatedDate: now() });
+      const ok2 = await sealedOp(d, 'charge', chargeReq({ amount: 36, currency: 'ILS' }), {
+        deviceCreatedDate: now(),
+      });
+      const no = await sealedOp(d, 'charge', chargeReq({ amount: 5, card: card('4000000000000002') }), {
+        deviceCreatedDate: now(),
+      });
+      const pushed = await d.push([ok1, ok2, no]);
+      expect(pushed.body.results.map((r: { status: string }) => r.status)).toEqual([
+        'Success',
+        'Success',
+        'Declined',
+      ]);
+      const closedAt = new Date(Date.now() + 1_000).toISOString();
+      const body = {
+        deviceId: d.deviceId,
+        closeId: '3f2b8c1e-5d4a-4c7e-9b1f-2a6d8e0c4b71',
+        openedAt,
+        closedAt,
+        closedBy: 'Rivka',
+        totals: {
+          succeeded: [
+            { method: 'Credit_Card', currency: 'ILS', count: 1, amountMinor: 3600 },
+            { method: 'Credit_Card', currency: 'USD', count: 1, amountMinor: 1800 },
+          ],
+          voided: [],
+          declined: [{ method: 'Credit_Card', currency: 'USD', count: 1, amountMinor: 500 }],
+          queued: [],
+        },
+      };
+      const auth = { authorization: d.credential };
+      const r = await h.request('POST', '/v1/Device/Shift/Close', body, auth);
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      // The server counted the same as the device.
+      expect(r.body.server.succeeded).toEqual(body.totals.succeeded);
+      expect(r.body.server.declined).toEqual(body.totals.declined);
+      const again = await h.request('POST', '/v1/Device/Shift/Close', body, auth);
+      expect(again.body.recordedAt).toBe(r.body.recordedAt);
+      const list = await h.admin('GET', `/orgs/${h.org.orgGuid}/devices`);
+      const me = list.body.devices.find((x: { deviceId: string }) => x.deviceId === d.deviceId);
+      expect(me.lastShiftClosedAt).toBe(closedAt);
+      const shifts = await h.request(
+        'GET',
+        `/v1/External/Reports/Shifts?deviceId=${d.deviceId}`,
+        undefined,
+        keyAuth(h),
+      );
+      expect(shifts.status).toBe(200);
+      expect(shifts.body.shifts).toHaveLength(1);
+      expect(shifts.body.shifts[0]).toMatchObject({ closedBy: 'Rivka', deviceName: 'Shift kiosk', closedAt });
+      // Bad input: a close before its opening, another device's id, a close id that is not a UUID.
+      const backwards = await h.request(
+        'POST',
+        '/v1/Device/Shift/Close',
+        { ...body, closedAt: openedAt, openedAt: closedAt },
+        auth,
+      );
+      expect(backwards.status).toBe(400);
+      expect(backwards.body.error.fields[0].field).toBe('closedAt');
+      expect(
+        (await h.request('POST', '/v1/Device/Shift/Close', { ...body, deviceId: 'dev_other' }, auth)).status,
+      ).toBe(403);
+      expect(
+        (await h.request('POST', '/v1/Device/Shift/Close', { ...body, closeId: 'x' }, auth)).status,
+      ).toBe(400);
+    });
+  });
+
   describe('pull', () => {
     it('returns what changed since the cursor, page by page, and changed rows again', async () => {
       const d = await pairTestDevice(h, 'Puller');

@@ -20,6 +20,8 @@ export interface DeviceRow {
   queueTotalMinor: number | null;
   queueByKid: Record<string, number> | null;
   lastPushOps: number | null;
+  /** The last end of shift recorded for the device (device list only; null elsewhere). */
+  lastShiftClosedAt: Date | null;
   createdAt: Date;
 }
 
@@ -39,6 +41,7 @@ interface RawDevice {
   queue_total_minor: string | number | null;
   queue_by_kid: Record<string, number> | null;
   last_push_ops: number | null;
+  last_shift_closed_at?: Date | string | null;
   created_at: Date | string;
 }
 
@@ -61,6 +64,7 @@ function toDevice(r: RawDevice): DeviceRow {
     queueTotalMinor: r.queue_total_minor === null ? null : Number(r.queue_total_minor),
     queueByKid: r.queue_by_kid,
     lastPushOps: r.last_push_ops,
+    lastShiftClosedAt: date(r.last_shift_closed_at ?? null),
     createdAt: new Date(r.created_at),
   };
 }
@@ -169,7 +173,9 @@ export async function touchSeen(sql: Sql, id: number): Promise<void> {
 
 export async function listDevices(sql: Sql, orgId: number): Promise<DeviceRow[]> {
   const rows = await sql.query<RawDevice>(
-    `SELECT ${DEVICE_COLS} FROM devices d WHERE d.org_id = $1 ORDER BY d.created_at, d.id`,
+    `SELECT ${DEVICE_COLS},
+       (SELECT max(s.closed_at) FROM device_shifts s WHERE s.device_id = d.id) AS last_shift_closed_at
+     FROM devices d WHERE d.org_id = $1 ORDER BY d.created_at, d.id`,
     [orgId],
   );
   return rows.map(toDevice);

@@ -14,6 +14,8 @@ import {
   pullResponse,
   pushRequest,
   pushResponse,
+  shiftCloseRequest,
+  shiftCloseResponse,
 } from '@kupah/contracts';
 import type { Context, MiddlewareHandler } from 'hono';
 import { sourceGuidOf } from '../auth/middleware.ts';
@@ -21,7 +23,7 @@ import type { AppEnv } from '../http/env.ts';
 import { ApiError } from '../http/errors.ts';
 import { ERROR_RESPONSES, jsonBody, jsonOk, validBody } from '../http/openapi.ts';
 import { type TokenBuckets, takeOrRefuse } from '../http/rate-limit.ts';
-import { type DeviceContext, deviceOf, pairDevice, pull, push } from './device-service.ts';
+import { closeShift, type DeviceContext, deviceOf, pairDevice, pull, push } from './device-service.ts';
 
 type DeviceEnv = AppEnv & { Variables: { device: DeviceContext } };
 
@@ -140,7 +142,24 @@ export function deviceRoutes(buckets: TokenBuckets) {
     request: { query: pullQuery },
     responses: { ...jsonOk(pullResponse, 'Changes'), ...ERROR_RESPONSES },
   });
+  const shiftRoute = createRoute({
+    method: 'post',
+    path: '/v1/Device/Shift/Close',
+    tags: ['Device sync'],
+    summary: "Record a device's end of shift",
+    description:
+      "The device's totals since its last close (succeeded, voided, declined by method and currency; what is " +
+      "still queued), recorded once per closeId. Answers the server's own totals of the device's payments taken " +
+      'in the shift (by the time the device took them), as forwarded so far, so the two can be compared.',
+    security: [{ SourceGuid: [] }],
+    middleware: [authenticateDevice(buckets)] as const,
+    request: jsonBody(shiftCloseRequest, 'The shift and its totals on the device'),
+    responses: { ...jsonOk(shiftCloseResponse, 'Recorded, with the server totals'), ...ERROR_RESPONSES },
+  });
   return new OpenAPIHono<DeviceEnv>()
+    .openapi(shiftRoute, async (c) =>
+      c.json(await closeShift(c.var.deps, c.var.device, validBody(c.req, shiftCloseRequest)), 200),
+    )
     .openapi(pairRoute, async (c) => c.json(await pairDevice(c.var.deps, validBody(c.req, pairRequest)), 200))
     .openapi(pushRoute, async (c) =>
       c.json(await push(c.var.deps, c.var.device, validBody(c.req, pushRequest)), 200),

@@ -139,6 +139,24 @@ describe('typed client against the real server', () => {
     expect(pushed.data?.results[0]?.status).toBe('Success');
     const pulled = await device.GET('/v1/Device/Sync/Pull', { params: { query: {} } });
     expect(pulled.error).toBeUndefined();
+    const closed = await device.POST('/v1/Device/Shift/Close', {
+      body: {
+        deviceId: paired.data!.deviceId,
+        closeId: crypto.randomUUID(),
+        openedAt: '2026-11-23T00:00:00.000Z',
+        closedAt: '2026-11-24T00:00:00.000Z',
+        totals: {
+          succeeded: [{ method: 'Credit_Card', currency: 'USD', count: 1, amountMinor: 500 }],
+          voided: [],
+          declined: [],
+        },
+      },
+    });
+    expect(closed.data?.server.succeeded).toEqual([
+      { method: 'Credit_Card', currency: 'USD', count: 1, amountMinor: 500 },
+    ]);
+    const shifts = await api.GET('/v1/External/Reports/Shifts', { params: { query: {} } });
+    expect(shifts.data?.shifts).toHaveLength(1);
 
     // The read API.
     const payments = await api.GET('/v1/External/Payments', { params: { query: { status: 'Voided' } } });

@@ -23,6 +23,8 @@ export const OPERATION_IDS: Record<string, string> = {
   'post /v1/Device/Pair': 'pairDevice',
   'post /v1/Device/Sync/Push': 'pushDeviceOperations',
   'get /v1/Device/Sync/Pull': 'pullDeviceChanges',
+  'post /v1/Device/Shift/Close': 'closeDeviceShift',
+  'get /v1/External/Reports/Shifts': 'listShifts',
   'get /v1/External/Payments': 'listPayments',
   'get /v1/External/Payments/{receiptNum}': 'getPayment',
   'get /v1/External/Reports/Totals': 'getTotals',

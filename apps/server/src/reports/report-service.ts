@@ -11,11 +11,13 @@ import {
   type PaymentList,
   type PaymentListQuery,
   type PaymentSummary,
+  type ShiftList,
   type TotalsGroup,
   type TotalsResponse,
 } from '@kupah/contracts';
 import type { Caller } from '../auth/repo.ts';
 import type { Deps } from '../deps.ts';
+import { listShifts } from '../devices/shift-repo.ts';
 import { notFound, validationError } from '../http/errors.ts';
 import { assertSameOrg } from '../payments/payment-service.ts';
 import { toRecord } from '../people/people-service.ts';
@@ -436,5 +438,41 @@ export async function getDonor(
     })),
     payments: payments.map(toSummary),
     schedules: schedules.map(toScheduleSummary),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shift closes
+
+export async function getShifts(
+  deps: Deps,
+  caller: Caller,
+  q: OrgParams & {
+    deviceId?: string | undefined;
+    from?: string | undefined;
+    to?: string | undefined;
+    limit: number;
+  },
+): Promise<ShiftList> {
+  checkOrg(caller, q);
+  const range = await checkedRange(deps, caller, q.from, q.to);
+  const rows = await listShifts(deps.db, caller.org.id, {
+    deviceId: q.deviceId ?? null,
+    from: range.from,
+    to: range.to,
+    limit: q.limit,
+  });
+  return {
+    shifts: rows.map((r) => ({
+      closeId: r.closeId,
+      deviceId: r.deviceId,
+      deviceName: r.deviceName,
+      openedAt: r.openedAt.toISOString(),
+      closedAt: r.closedAt.toISOString(),
+      closedBy: r.closedBy,
+      recordedAt: r.recordedAt.toISOString(),
+      device: r.device,
+      server: r.server,
+    })),
   };
 }

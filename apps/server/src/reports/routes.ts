@@ -10,6 +10,8 @@ import {
   paymentDetail,
   paymentList,
   paymentListQuery,
+  shiftList,
+  shiftListQuery,
   str,
   totalsQuery,
   totalsResponse,
@@ -21,6 +23,7 @@ import type { TokenBuckets } from '../http/rate-limit.ts';
 import {
   getDonor,
   getPayment,
+  getShifts,
   getTotals,
   listPayments,
   paymentsCsv,
@@ -143,7 +146,25 @@ export function reportRoutes(buckets: TokenBuckets) {
     responses: { ...jsonOk(donorDetail, 'The donor'), ...READ_ERRORS, 404: ERROR_RESPONSES[404] },
   });
 
+  const shifts = createRoute({
+    method: 'get',
+    path: '/v1/External/Reports/Shifts',
+    tags: ['Reports'],
+    summary: 'End-of-shift closes of the terminals',
+    description:
+      "Each close a cashier or collector made on a terminal, newest first: the device's totals since its previous " +
+      "close and the server's totals of the same shift when it was recorded (what the device still had queued " +
+      'is in the first, not yet in the second).',
+    security: [{ ApiKey: [] }],
+    middleware: [apiKeyOnly] as const,
+    request: { query: shiftListQuery },
+    responses: { ...jsonOk(shiftList, 'Shift closes, newest first'), ...READ_ERRORS },
+  });
+
   return new OpenAPIHono<AppEnv>()
+    .openapi(shifts, async (c) =>
+      c.json(await getShifts(c.var.deps, c.var.caller, c.req.valid('query')), 200),
+    )
     .openapi(payments, async (c) => {
       const q = c.req.valid('query');
       if (wantsCsv(c.req.header('accept'))) {
