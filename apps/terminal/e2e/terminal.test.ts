@@ -384,6 +384,34 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the terminal in Chromi
     await expect.poll(voidState, { timeout: 20_000 }).toMatch(/^done R\d+$/);
   });
 
+  it("closes the shift: the device's totals, printed, recorded on the server, and the server's totals match", async () => {
+    await byTest('nav-settings').click();
+    // Settings, then the shift, are behind the manager PIN set above.
+    await byTest('unlock-pin').fill('1234');
+    await page.getByRole('button', { name: 'Unlock' }).click();
+    await byTest('settings-close-shift').click();
+    await byTest('unlock-pin').fill('1234');
+    await page.getByRole('button', { name: 'Unlock' }).click();
+    await byTest('shift-screen').waitFor();
+    const received = (await byTest('shift-device-succeeded').textContent()) ?? '';
+    expect(received).toMatch(/donation/);
+    await page.screenshot({ path: `${ARTIFACTS}/close-shift-en.png`, fullPage: true });
+    await byTest('shift-closed-by').fill('Rivka');
+    await byTest('shift-close').click();
+    // Reported with the next sync; the server answers its own totals of the shift.
+    await byTest('shift-server').waitFor({ timeout: 20_000 });
+    expect(await byTest('shift-server-totals-succeeded').textContent()).toBe(received);
+    expect(await byTest('shift-server-totals-voided').textContent()).toBe(
+      await byTest('shift-device-voided').textContent(),
+    );
+    const devices = await admin<{ devices: { deviceId: string; lastShiftClosedAt: string | null }[] }>(
+      'GET',
+      `/orgs/${org.orgGuid}/devices`,
+    );
+    expect(devices.devices.some((d) => d.lastShiftClosedAt !== null)).toBe(true);
+    await byTest('shift-back').click();
+  });
+
   it('kiosk: idle resets to the start and clears the donor', async () => {
     await byTest('nav-settings').click();
     // Settings are behind the manager PIN set above.

@@ -17,6 +17,7 @@ import { QueueScreen } from './screens/queue-screen.tsx';
 import { ResultScreen } from './screens/result-screen.tsx';
 import { ReviewScreen } from './screens/review-screen.tsx';
 import { SettingsScreen } from './screens/settings-screen.tsx';
+import { ShiftScreen } from './screens/shift-screen.tsx';
 import { useTerminal } from './store/terminal-store.ts';
 
 /** The kiosk warns (with a countdown) during the last seconds before it starts over. */
@@ -221,7 +222,7 @@ export function App() {
   }, [screen]);
 
   if (!loaded) return null;
-  const flow = screen !== 'queue' && screen !== 'settings';
+  const flow = screen !== 'queue' && screen !== 'settings' && screen !== 'shift';
   return (
     <div className="app">
       <a className="skip-link" href="#main">
@@ -281,6 +282,7 @@ export function App() {
         {settings && screen === 'result' ? <ResultScreen onDone={startOver} /> : null}
         {settings && screen === 'queue' ? <QueueScreen /> : null}
         {settings && screen === 'settings' ? <SettingsScreen /> : null}
+        {settings && screen === 'shift' ? <ShiftScreen /> : null}
       </main>
     </div>
   );

@@ -7,6 +7,7 @@
  * How an entry becomes an item is `outbox-entry.ts`; pairing is `pairing-service.ts`; the
  * loop is `../sync/`. This module wires them together and answers the contract.
  */
+
 import type { TerminalBridge } from '@kupah/contracts';
 import { checkManagerPin as checkPin, derivePinRecord } from '../components/manager-pin.ts';
 import { createDeviceApi } from '../sync/device-api.ts';
@@ -30,6 +31,7 @@ import {
 } from './outbox-repo.ts';
 import { envelopeKeyGuard, type PairingChange, pairDevice, unpairDevice } from './pairing-service.ts';
 import { listCampaigns, listCollectors, listReasons, searchDonors } from './reference-repo.ts';
+import { closeShift, listShiftCloses, summariseShift } from './shift.ts';
 import {
   type DonationEntry,
   type LocalSettings,
@@ -248,6 +250,13 @@ export function createTerminalData(options: TerminalDataOptions): TerminalDataIn
     enqueueVoid: (receiptNum, reason) => queueRecord('void', { receiptNum, reason }),
     enqueueDonor: (request) => queueRecord('saveDonor', request),
     waitForResult,
+    shiftSummary: () => summariseShift(db, now()),
+    async closeShift(closedBy: string | null) {
+      const close = await closeShift(db, now(), closedBy);
+      loop.nudge();
+      return close;
+    },
+    listShiftCloses: () => listShiftCloses(db),
     async markOutcomeSeen(id: string) {
       await markOutcomeSeen(db, id, now());
       changes.notify();

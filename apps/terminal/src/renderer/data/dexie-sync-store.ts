@@ -3,12 +3,14 @@
  * transaction in `outbox-repo` / `reference-repo`; this module adds the session (pairing with the
  * credential revealed) and tells the outbox's listeners about every change.
  */
+
 import type { TerminalBridge } from '@kupah/contracts';
 import type { SyncSession, SyncStore } from '../sync/sync-store.ts';
 import { revealCredential } from './credential-vault.ts';
 import type { OutboxChanges } from './outbox-changes.ts';
 import { applyResults, claimBatch, expireDue, failItems, queueStats, releaseBatch } from './outbox-repo.ts';
 import { applyPullPage } from './reference-repo.ts';
+import { listShiftCloses, markShiftReported } from './shift.ts';
 import { readKv, type TerminalDatabase, writeKv } from './terminal-database.ts';
 
 export interface DexieSyncStore extends SyncStore {
@@ -73,6 +75,22 @@ export function createDexieSyncStore(
       changes.notify();
     },
     pullCursor: async () => (await readKv(db, 'pullCursor')) ?? null,
+    async unreportedShiftCloses() {
+      const [closes, pairing] = await Promise.all([listShiftCloses(db), readKv(db, 'pairing')]);
+      if (!pairing) return [];
+      return closes
+        .filter((c) => c.reportedAt === null)
+        .reverse()
+        .map((c) => ({
+          deviceId: pairing.deviceId,
+          closeId: c.closeId,
+          openedAt: c.openedAt,
+          closedAt: c.at,
+          closedBy: c.closedBy,
+          totals: c.totals,
+        }));
+    },
+    markShiftReported: (closeId, server, now) => markShiftReported(db, closeId, server, now),
     resetPullCursor: () => db.kv.delete('pullCursor'),
     applyPull: (page) => applyPullPage(db, page),
     markRevoked: (message, now) => writeKv(db, 'revoked', { at: now.toISOString(), message }),

@@ -3,6 +3,7 @@
  * sync loop: `data/` and `sync/`) and its UI (`store/`, `screens/`). Types only: the UI codes
  * against this, `createTerminalData()` implements it.
  */
+
 import type {
   ChargeRequestInput,
   Currency,
@@ -16,6 +17,7 @@ import type {
   ScheduleRequestInput,
   SyncOperationKind,
 } from '@kupah/contracts';
+import type { ShiftClose, ShiftSummary } from './shift.ts';
 
 /**
  * queued → sending → done | declined | error; expired and discarded are final, set on the device.
@@ -191,6 +193,13 @@ export interface TerminalData {
   waitForResult(id: string, timeoutMs: number): Promise<OutboxItem>;
   /** The result screen showed this item's final outcome (a decline seen then raises no alarm). */
   markOutcomeSeen(id: string): Promise<void>;
+  // End of shift
+  /** What this device took since the shift opened (succeeded, voided, declined, still queued). */
+  shiftSummary(): Promise<ShiftSummary>;
+  /** Closes the shift (a new one opens); the server is told on the next sync. */
+  closeShift(closedBy: string | null): Promise<ShiftClose>;
+  /** The latest closes, newest first, with the server's totals once it recorded them. */
+  listShiftCloses(): Promise<ShiftClose[]>;
   listOutbox(filter?: { states?: OutboxState[]; limit?: number }): Promise<OutboxItem[]>;
   summary(): Promise<QueueSummary>;
   /**

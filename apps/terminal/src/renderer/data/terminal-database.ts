@@ -4,8 +4,10 @@
  * an upgrade opens its old queue with the new code (Dexie upgrades in place; rows are never
  * dropped). Add a `version(n + 1)` for any change; never edit a published version.
  */
+
 import type { RefCampaign, RefPerson, RefReason, SealedBox } from '@kupah/contracts';
 import Dexie, { type Table } from 'dexie';
+import type { ShiftClose } from './shift.ts';
 import type { LocalSettings, OutboxItem, Pairing } from './terminal-data.ts';
 
 /** An outbox row: the item the UI sees, plus what only the data layer and the sync loop read. */
@@ -57,6 +59,10 @@ export interface StoredSyncState {
 /** The key-value table's keys and the type stored under each. */
 export interface KvValues {
   pairing: Pairing;
+  /** When the current shift opened (the last close, or the pairing). */
+  shiftOpenedAt: string;
+  /** The latest shift closes, newest first, with whether the server recorded them. */
+  shiftCloses: ShiftClose[];
   credential: StoredCredential;
   pullCursor: string;
   localSettings: LocalSettings;

@@ -261,6 +261,28 @@ export const en = {
     amount: 'Donation: {{amount}}',
     amountRecurring: 'Donation: {{amount}} · {{frequency}}',
   },
+  shift: {
+    title: 'Close shift',
+    closedTitle: 'Shift closed',
+    locked: 'Enter the manager PIN to see and close the shift.',
+    period: 'From {{from}} to {{to}}',
+    sections: {
+      succeeded: 'Received',
+      voided: 'Voided',
+      declined: 'Declined',
+      queued: 'Still waiting to be sent',
+    },
+    none: 'none',
+    count: '{{count}} donations',
+    count_one: '1 donation',
+    closedBy: 'Closed by {{name}}',
+    closedByLabel: 'Closed by (optional)',
+    close: 'Close shift',
+    print: 'Print',
+    serverTitle: 'The server’s totals for this shift',
+    notReported:
+      'Not yet recorded on the server: it will be sent with the next sync, and its totals will show here.',
+  },
   serverErrors: {
     VALIDATION_FAILED: 'The server refused the details of this donation',
     UNKNOWN_FIELD: 'The server did not recognise part of this donation (update the terminal)',

@@ -329,6 +329,9 @@ export function SettingsScreen() {
         <button type="button" onClick={() => void data.syncNow()} data-testid="sync-now">
           {t('settings.syncNow')}
         </button>
+        <button type="button" onClick={() => go('shift')} data-testid="settings-close-shift">
+          {t('shift.title')}
+        </button>
         {local?.mode === 'kiosk' ? (
           // At a kiosk the status bar (and its queue button) is hidden from donors: staff reach the
           // queue from here, behind the PIN they just entered (the queue asks for it again).

@@ -3,9 +3,11 @@
  * what the screens hand it so a test can look, and answers with outcomes the test chooses. The
  * real layer is tested by its own tests and end to end.
  */
+
 import type { DeviceSettings, RefCampaign, RefPerson, RefReason, TerminalBridge } from '@kupah/contracts';
 import { isBeingConfirmed } from '../data/being-confirmed.ts';
 import { DEFAULT_LOCAL_SETTINGS } from '../data/local-settings.ts';
+import type { ShiftClose } from '../data/shift.ts';
 import {
   type DonationEntry,
   type LocalSettings,
@@ -122,6 +124,7 @@ export function testTerminalData(o: TestDataOptions): TestTerminalData {
   const voids: { receiptNum: string; reason: string | null }[] = [];
   const discarded: { id: string; reason: string }[] = [];
   const seen: string[] = [];
+  const closes: ShiftClose[] = [];
 
   const data: TestTerminalData = {
     enqueued,
@@ -181,6 +184,27 @@ export function testTerminalData(o: TestDataOptions): TestTerminalData {
       const item = testItem({ kind: 'saveDonor', request, currency: null, method: null });
       items.push(item);
       return item;
+    },
+    async shiftSummary() {
+      return {
+        openedAt: '2026-03-01T08:00:00.000Z',
+        at: new Date().toISOString(),
+        totals: { succeeded: [], voided: [], declined: [], queued: [] },
+      };
+    },
+    async closeShift(closedBy) {
+      const close = {
+        ...(await data.shiftSummary()),
+        closeId: crypto.randomUUID(),
+        closedBy,
+        reportedAt: null,
+        server: null,
+      };
+      closes.unshift(close);
+      return close;
+    },
+    async listShiftCloses() {
+      return closes;
     },
     async markOutcomeSeen(id) {
       seen.push(id);

@@ -23,7 +23,8 @@ export type Screen =
   | 'review'
   | 'result'
   | 'queue'
-  | 'settings';
+  | 'settings'
+  | 'shift';
 
 export type Mode = LocalSettings['mode'];
 export type SpecialDayPreset = (typeof SPECIAL_DAY_PRESETS)[number];
@@ -135,6 +136,7 @@ export function nextScreen(screen: Screen, mode: Mode): Screen | null {
 /** Where Escape/Back leads from `screen` (null: nowhere, e.g. the result or pairing). */
 export function previousScreen(screen: Screen, mode: Mode): Screen | null {
   if (screen === 'queue' || screen === 'settings') return 'amount';
+  if (screen === 'shift') return 'settings';
   const flow = FLOWS[mode];
   const i = flow.indexOf(screen);
   return i <= 0 || screen === 'result' ? null : (flow[i - 1] ?? null);

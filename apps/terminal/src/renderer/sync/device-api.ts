@@ -13,6 +13,9 @@ import {
   pairResponse,
   pullResponse,
   pushResponse,
+  type ShiftCloseRequest,
+  type ShiftCloseResponse,
+  shiftCloseResponse,
 } from '@kupah/contracts';
 import type { z } from 'zod';
 
@@ -55,6 +58,8 @@ export class DeviceApiError extends Error {
 export interface DeviceApi {
   pair(serverUrl: string, body: PairRequest): Promise<PairResponse>;
   push(serverUrl: string, credential: string, body: PushRequest): Promise<PushResponse>;
+  /** Records a shift close (optional: fakes of earlier tests have none). */
+  closeShift?(serverUrl: string, credential: string, body: ShiftCloseRequest): Promise<ShiftCloseResponse>;
   pull(
     serverUrl: string,
     credential: string,
@@ -168,6 +173,13 @@ export function createDeviceApi(opts: DeviceApiOptions): DeviceApi {
   return {
     pair: (serverUrl, body) =>
       call(`${normaliseServerUrl(serverUrl)}/v1/Device/Pair`, json(null, body), pairResponse, timeoutMs),
+    closeShift: (serverUrl, credential, body) =>
+      call(
+        `${normaliseServerUrl(serverUrl)}/v1/Device/Shift/Close`,
+        json(credential, body),
+        shiftCloseResponse,
+        timeoutMs,
+      ),
     push: (serverUrl, credential, body) =>
       call(
         `${normaliseServerUrl(serverUrl)}/v1/Device/Sync/Push`,

@@ -5,6 +5,7 @@
  * test sees exactly what a real server would receive. Faults are injected per request. The real
  * server is exercised by the integration and fault tests (e2e/).
  */
+import type { ShiftCloseRequest } from '@kupah/contracts';
 import {
   type DeviceSettings,
   type EnvelopeKey,
@@ -46,7 +47,7 @@ export type Fault =
       retryAfter?: string;
     };
 
-export type Route = 'pair' | 'push' | 'pull';
+export type Route = 'pair' | 'push' | 'pull' | 'shift';
 
 /** The server's verdict on one operation (it may look at the opened secrets). */
 export type Decide = (
@@ -90,6 +91,8 @@ export interface FakeDeviceServer {
   decide: Decide;
   /** Faults for the next requests of a route (consumed in order). */
   faults: Record<Route, Fault[]>;
+  /** Shift closes recorded (the fake answers the device's totals back, without what was queued). */
+  shiftCloses: ShiftCloseRequest[];
   /** Called when a push arrives, before it is answered (tests hold it open with a promise). */
   onPush: ((body: PushRequest) => Promise<void> | void) | null;
   /** Number of pushes being answered right now, and the most there ever were at once. */
@@ -139,7 +142,8 @@ export async function createFakeDeviceServer(
     pages: 1,
     revoked: false,
     decide: defaultDecide,
-    faults: { pair: [], push: [], pull: [] },
+    faults: { pair: [], push: [], pull: [], shift: [] },
+    shiftCloses: [],
     onPush: null,
     concurrency: { now: 0, max: 0 },
     async rotateKey() {
@@ -226,6 +230,12 @@ export async function createFakeDeviceServer(
         fault.retryAfter ? { 'retry-after': fault.retryAfter } : {},
       );
     }
+    if (route === 'shift') {
+      const body = (await req.json()) as ShiftCloseRequest;
+      if (!server.shiftCloses.some((c) => c.closeId === body.closeId)) server.shiftCloses.push(body);
+      const { queued: _queued, ...server_ } = body.totals;
+      return json(200, { closeId: body.closeId, recordedAt: new Date().toISOString(), server: server_ });
+    }
     if (route === 'pair') {
       const body = pairRequest.safeParse(await req.json());
       const code = body.success ? body.data.pairingCode.toUpperCase().replace(/[^A-Z0-9]/g, '') : '';
@@ -284,7 +294,9 @@ export async function createFakeDeviceServer(
           ? 'push'
           : path === '/v1/Device/Sync/Pull'
             ? 'pull'
-            : null;
+            : path === '/v1/Device/Shift/Close'
+              ? 'shift'
+              : null;
     if (!route) return json(404, errorBody('NOT_FOUND', `No route ${path}`));
     return handle(route, req);
   }) as typeof fetch;

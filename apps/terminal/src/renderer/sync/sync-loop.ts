@@ -426,12 +426,22 @@ export function createSyncLoop(opts: SyncLoopOptions): SyncLoop {
     }
   }
 
+  /** Shift closes made on the device (online or offline) go to the server once it answers. */
+  async function reportShiftCloses(session: SyncSession): Promise<void> {
+    if (!api.closeShift || !store.unreportedShiftCloses || !store.markShiftReported) return;
+    for (const close of await store.unreportedShiftCloses()) {
+      const answer = await api.closeShift(session.serverUrl, session.credential, close);
+      await store.markShiftReported(close.closeId, answer.server, now());
+    }
+  }
+
   async function runLocked(session: SyncSession): Promise<PushOutcome> {
     keyRefused = false;
     await store.expireDue(now());
     const stats = await store.queueStats(session.deviceId);
     const pushed = await pushQueue(session, stats);
     await pullAll(session);
+    await reportShiftCloses(session);
     // The answers were applied (with the held key); the refusal must be seen, not swallowed.
     if (keyRefused) throw new EnvelopeKeyRefused();
     return pushed;

@@ -3,7 +3,14 @@
  * store (`data/sync-store-dexie.ts`) makes each step durable in one IndexedDB transaction, so a
  * crash between two steps leaves the outbox in a state the next run can continue from.
  */
-import type { EnvelopeKey, OpResult, PullResponse, SyncOperation } from '@kupah/contracts';
+import type {
+  EnvelopeKey,
+  OpResult,
+  PullResponse,
+  ShiftCloseRequest,
+  ShiftTotals,
+  SyncOperation,
+} from '@kupah/contracts';
 
 export interface SyncSession {
   serverUrl: string;
@@ -83,4 +90,8 @@ export interface SyncStore {
   markRevoked(message: string, now: Date): Promise<void>;
   loadRunState(): Promise<SyncRunState | null>;
   saveRunState(state: SyncRunState): Promise<void>;
+  /** Shift closes the server has not recorded yet, oldest first (optional: stores without shifts). */
+  unreportedShiftCloses?(): Promise<ShiftCloseRequest[]>;
+  /** The server recorded this close and answered its own totals. */
+  markShiftReported?(closeId: string, server: ShiftTotals, now: Date): Promise<void>;
 }
