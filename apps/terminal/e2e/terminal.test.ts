@@ -421,6 +421,16 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the terminal in Chromi
     await byTest('settings-idle').fill('15');
     await byTest('settings-save').click();
     await byTest('settings-note').waitFor();
+    // What a donor sees, in English and in Hebrew (the donor's own switch).
+    await byTest('nav-donate').click();
+    await byTest('kiosk-org').waitFor();
+    expect(await byTest('kiosk-org').textContent()).toBe('Beth Israel');
+    await page.screenshot({ path: `${ARTIFACTS}/kiosk-en.png`, fullPage: true });
+    await byTest('kiosk-language').click();
+    await expect.poll(async () => page.locator('html').getAttribute('dir')).toBe('rtl');
+    await page.screenshot({ path: `${ARTIFACTS}/kiosk-he.png`, fullPage: true });
+    await byTest('kiosk-language').click();
+    await expect.poll(async () => page.locator('html').getAttribute('dir')).toBe('ltr');
     await page.clock.install();
     await byTest('nav-donate').click();
     await byTest('preset-3600').click();

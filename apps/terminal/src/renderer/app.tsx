@@ -123,7 +123,9 @@ export function App() {
   const screen = useTerminal((s) => s.screen);
   const settings = useTerminal((s) => s.settings);
   const local = useTerminal((s) => s.local);
-  const draftBusy = useTerminal((s) => s.draft.amountText !== '' || s.draft.swiped !== null);
+  const draftBusy = useTerminal(
+    (s) => s.draft.amountText !== '' || s.draft.swiped !== null || s.draft.campaignNum !== null,
+  );
   const { go, back, setSettings, setLocal } = useTerminal.getState();
   const [loaded, setLoaded] = useState(false);
   const [collector, setCollector] = useState<RefPerson | null>(null);
@@ -201,10 +203,16 @@ export function App() {
 
   const kiosk = local?.mode === 'kiosk';
   // Settings too: a staff member who unlocked them and walked away leaves them to the next donor.
+  // A donor who switched the kiosk's language leaves it switched: the idle reset restores the device's.
+  const otherLanguage = kiosk && local ? i18n.language !== local.language : false;
+  const kioskReset = useCallback(() => {
+    startOver();
+    if (local) void applyLanguage(local.language);
+  }, [startOver, local]);
   const left = useKioskIdle(
-    kiosk && (screen !== 'amount' || draftBusy) && screen !== 'pairing',
+    kiosk && (screen !== 'amount' || draftBusy || otherLanguage) && screen !== 'pairing',
     local?.kioskIdleSeconds ?? 60,
-    startOver,
+    kioskReset,
   );
 
   useScreenKeys(

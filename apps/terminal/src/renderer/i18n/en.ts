@@ -446,6 +446,9 @@ export const en = {
     badLongitude: 'Between -180 and 180',
   },
   kiosk: {
+    otherLanguage: 'עברית',
+    otherAmount: 'Other amount',
+    cause: 'Choose a cause (optional)',
     welcome: 'Give a donation',
     tap: 'Choose an amount',
     idle: 'Starting over in {{seconds}} s — touch the screen to continue',

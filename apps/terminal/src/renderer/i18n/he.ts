@@ -439,6 +439,9 @@ export const he: Resources = {
     badLongitude: 'בין ‎-180 ל-180',
   },
   kiosk: {
+    otherLanguage: 'English',
+    otherAmount: 'סכום אחר',
+    cause: 'בחרו מטרה (לא חובה)',
     welcome: 'תרמו עכשיו',
     tap: 'בחרו סכום',
     idle: 'מתחילים מחדש בעוד {{seconds}} שניות — געו במסך כדי להמשיך',

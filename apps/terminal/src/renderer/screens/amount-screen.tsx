@@ -1,11 +1,13 @@
 /** Amount: keypad (and keyboard), the organisation's presets, currency, cover-the-fee, one-time or recurring. */
-import type { Currency } from '@kupah/contracts';
-import { useEffect } from 'react';
+import type { Currency, RefCampaign } from '@kupah/contracts';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useServices } from '../app-context.ts';
 import { Keypad } from '../components/keypad.tsx';
 import { money } from '../format/format.ts';
 import { chargedMinor } from '../forms/build-entry.ts';
 import { amountError, amountMinor, type FieldMessage, feeMinor } from '../forms/validate.ts';
+import { applyLanguage } from '../i18n/index.ts';
 import { useTerminal } from '../store/terminal-store.ts';
 
 const isField = (t: EventTarget | null) =>
@@ -20,6 +22,22 @@ export function AmountScreen({ kiosk }: { kiosk: boolean }) {
   const revoked = useTerminal((s) => s.status.phase === 'revoked');
   const summary = useTerminal((s) => s.summary);
   const { typeAmount, setAmountMinor, patchDraft, next } = useTerminal.getState();
+  const { data } = useServices();
+  // Kiosk: presets first; "Other amount" opens the keypad for a donor's own amount.
+  const [otherAmount, setOtherAmount] = useState(false);
+  // Kiosk: the organisation's campaigns, by name, for the donor to choose (the kiosk has no details step).
+  const [campaigns, setCampaigns] = useState<RefCampaign[]>([]);
+  useEffect(() => {
+    if (!kiosk) return;
+    let live = true;
+    void data
+      .campaigns()
+      .then((list) => live && setCampaigns(list))
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, [kiosk, data]);
 
   // The physical keyboard types into the keypad (Enter and Escape are the app's: see screen-keys).
   useEffect(() => {
@@ -71,6 +89,22 @@ export function AmountScreen({ kiosk }: { kiosk: boolean }) {
       <h1 id="amount-title" tabIndex={-1}>
         {kiosk ? t('kiosk.welcome') : t('amount.title')}
       </h1>
+      {kiosk ? (
+        <div className="kiosk-top">
+          <p className="kiosk-org" data-testid="kiosk-org">
+            {settings.orgName}
+          </p>
+          <button
+            type="button"
+            className="kiosk-language"
+            data-testid="kiosk-language"
+            lang={lang === 'he' ? 'en' : 'he'}
+            onClick={() => void applyLanguage(lang === 'he' ? 'en' : 'he')}
+          >
+            {t('kiosk.otherLanguage')}
+          </button>
+        </div>
+      ) : null}
       <div className="amount-grid">
         <div className="amount-main">
           <output
@@ -93,9 +127,45 @@ export function AmountScreen({ kiosk }: { kiosk: boolean }) {
                   className={kiosk ? 'preset big' : 'preset'}
                   data-testid={`preset-${p}`}
                   aria-pressed={base === p}
-                  onClick={() => setAmountMinor(p)}
+                  onClick={() => {
+                    setOtherAmount(false);
+                    setAmountMinor(p);
+                  }}
                 >
                   {money(p, draft.currency, lang)}
+                </button>
+              ))}
+              {kiosk ? (
+                <button
+                  type="button"
+                  className="preset big"
+                  data-testid="kiosk-other-amount"
+                  aria-pressed={otherAmount}
+                  onClick={() => {
+                    setOtherAmount(true);
+                    typeAmount('clear');
+                  }}
+                >
+                  {t('kiosk.otherAmount')}
+                </button>
+              ) : null}
+            </fieldset>
+          ) : null}
+          {kiosk && campaigns.length > 0 ? (
+            <fieldset className="presets" data-testid="kiosk-campaigns">
+              <legend>{t('kiosk.cause')}</legend>
+              {campaigns.map((c) => (
+                <button
+                  key={c.campaignNum}
+                  type="button"
+                  className="preset big"
+                  data-testid={`kiosk-campaign-${c.campaignNum}`}
+                  aria-pressed={draft.campaignNum === c.campaignNum}
+                  onClick={() =>
+                    patchDraft({ campaignNum: draft.campaignNum === c.campaignNum ? null : c.campaignNum })
+                  }
+                >
+                  {c.friendlyName || c.name || String(c.campaignNum)}
                 </button>
               ))}
             </fieldset>
@@ -170,7 +240,7 @@ export function AmountScreen({ kiosk }: { kiosk: boolean }) {
             </p>
           ) : null}
         </div>
-        {kiosk && settings.presetsMinor.length > 0 ? null : <Keypad onKey={typeAmount} />}
+        {kiosk && settings.presetsMinor.length > 0 && !otherAmount ? null : <Keypad onKey={typeAmount} />}
       </div>
       <div className="actions">
         <button

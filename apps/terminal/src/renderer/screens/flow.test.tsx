@@ -318,6 +318,37 @@ describe('the terminal', () => {
     await waitFor(() => expect(screen.queryByTestId('void')).toBeNull());
   });
 
+  it('kiosk for donors: the organisation’s name, a custom amount, a cause by name, English/Hebrew; the idle reset restores all', async () => {
+    const { data } = await start({ local: { mode: 'kiosk', kioskIdleSeconds: 15 } });
+    const causes = await screen.findByTestId('kiosk-campaigns');
+    const heading = () => screen.getByTestId('amount-screen').querySelector('h1')!.textContent;
+    vi.useFakeTimers();
+    expect(screen.getByTestId('kiosk-org').textContent).toBe(settings.orgName);
+    // Presets, and "Other amount" for the donor's own: the keypad opens.
+    expect(screen.queryByTestId('key-2')).toBeNull();
+    click('kiosk-other-amount');
+    click('key-2');
+    click('key-5');
+    expect(screen.getByTestId('amount-display').textContent).toBe('$25.00');
+    // A cause, by its name.
+    expect(causes.textContent).toContain('Building Fund');
+    fireEvent.click(causes.querySelector('button')!);
+    expect(useTerminal.getState().draft.campaignNum).toBe(1);
+    // The donor's language.
+    await act(async () => {
+      click('kiosk-language');
+      await vi.advanceTimersByTimeAsync(10);
+    });
+    expect(heading()).toBe('תרמו עכשיו');
+    // The donor walks away: the next one starts afresh, in the device's language.
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(16_000);
+    });
+    expect(heading()).toBe('Give a donation');
+    expect(useTerminal.getState().draft).toMatchObject({ amountText: '', campaignNum: null });
+    expect(data.enqueued).toEqual([]);
+  });
+
   it('kiosk: big presets, fewer steps, and after the idle time everything is cleared', async () => {
     await start({ local: { mode: 'kiosk', kioskIdleSeconds: 15 } });
     expect(screen.queryByTestId('nav-queue')).toBeNull();
