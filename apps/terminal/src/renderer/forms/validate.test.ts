@@ -4,6 +4,7 @@ import { emptyDraft } from '../store/terminal-store.ts';
 import { testSettings } from '../sync/fake-settings.ts';
 import { buildEntry, chargedMinor } from './build-entry.ts';
 import {
+  achConsentErrors,
   amountError,
   amountMinor,
   donorErrors,
@@ -44,10 +45,32 @@ describe('field validation as the cashier types', () => {
 
   it('ACH: the ABA checksum of the routing number', () => {
     const d = { ...emptyDraft(), method: 'ACH' as const };
-    d.bank = { routingNum: '021000022', accountNum: '123456789', accountType: 'Checking', holder: '' };
+    d.bank = {
+      routingNum: '021000022',
+      accountNum: '123456789',
+      accountConfirm: '',
+      accountType: 'Checking',
+      holder: '',
+      authorised: false,
+    };
     expect(paymentErrors(d, NOW).routingNum?.key).toBe('method.errors.routing');
     d.bank.routingNum = '021000021';
     expect(paymentErrors(d, NOW)).toEqual({});
+  });
+
+  it('ACH at the terminal: the account number typed twice, the same, and the debit authorisation agreed', () => {
+    const d = { ...emptyDraft(), method: 'ACH' as const };
+    d.bank = { ...d.bank, routingNum: '021000021', accountNum: '1234 5678 9' };
+    expect(achConsentErrors(d)).toEqual({
+      accountConfirm: { key: 'method.errors.accountConfirm' },
+      achAuthorisation: { key: 'method.errors.achAuthorisation' },
+    });
+    d.bank.accountConfirm = '123456788';
+    expect(achConsentErrors(d).accountConfirm?.key).toBe('method.errors.accountConfirm');
+    d.bank.accountConfirm = '12345-6789';
+    d.bank.authorised = true;
+    expect(achConsentErrors(d)).toEqual({});
+    expect(achConsentErrors({ ...emptyDraft(), method: 'Credit_Card' })).toEqual({});
   });
 
   it('a new donor needs a first and last name in English or in Hebrew', () => {

@@ -98,6 +98,22 @@ export function paymentErrors(d: Draft, now: Date): Errors {
   return e;
 }
 
+/**
+ * What taking a bank account at the terminal adds to its validity: the account number typed a
+ * second time, the same, and the donor's agreement to the debit authorisation (NACHA requires an
+ * authorisation for every ACH debit).
+ */
+export function achConsentErrors(d: Draft): Errors {
+  const e: Errors = {};
+  if (d.method !== 'ACH') return e;
+  const account = digitsOf(d.bank.accountNum);
+  if (account !== '' && digitsOf(d.bank.accountConfirm) !== account) {
+    e.accountConfirm = { key: 'method.errors.accountConfirm' };
+  }
+  if (!d.bank.authorised) e.achAuthorisation = { key: 'method.errors.achAuthorisation' };
+  return e;
+}
+
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const PHONE = /^\+?[\d\s().-]{7,24}$/;
 

@@ -86,6 +86,9 @@ export const en = {
     CAD: 'CAD – Canadian dollar',
   },
   method: {
+    accountConfirm: 'Account number again',
+    achAuthorisation:
+      'I authorise {{org}} to debit this bank account for the amount shown (and, for a recurring donation, each payment on its date). I can revoke this authorisation by telling {{org}}.',
     title: 'Payment method',
     Credit_Card: 'Credit card',
     ACH: 'Bank account (ACH)',
@@ -110,6 +113,8 @@ export const en = {
     nameOnAccount: 'Name on the account',
     charityNumber: '{{provider}}: card number or token',
     errors: {
+      accountConfirm: 'The two account numbers differ',
+      achAuthorisation: 'The account holder must agree to the debit authorisation',
       cardRequired: 'Enter the card number',
       cardDigits: 'Only digits, spaces and dashes',
       cardNumber: 'This card number is not valid (check digit)',

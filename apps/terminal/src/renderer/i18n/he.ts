@@ -84,6 +84,9 @@ export const he: Resources = {
     CAD: 'CAD – דולר קנדי',
   },
   method: {
+    accountConfirm: 'מספר החשבון שוב',
+    achAuthorisation:
+      'אני מרשה ל{{org}} לחייב חשבון בנק זה בסכום המוצג (ובתרומה חוזרת – כל תשלום במועדו). אוכל לבטל הרשאה זו בהודעה ל{{org}}.',
     title: 'אמצעי תשלום',
     Credit_Card: 'כרטיס אשראי',
     ACH: 'חשבון בנק (ACH)',
@@ -108,6 +111,8 @@ export const he: Resources = {
     nameOnAccount: 'שם בעל החשבון',
     charityNumber: '{{provider}}: מספר כרטיס או אסימון',
     errors: {
+      accountConfirm: 'מספרי החשבון אינם זהים',
+      achAuthorisation: 'בעל החשבון צריך לאשר את הרשאת החיוב',
       cardRequired: 'הזינו את מספר הכרטיס',
       cardDigits: 'ספרות, רווחים ומקפים בלבד',
       cardNumber: 'מספר הכרטיס אינו תקין (ספרת ביקורת)',

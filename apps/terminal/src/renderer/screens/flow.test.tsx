@@ -162,6 +162,8 @@ describe('the terminal', () => {
     click('method-ACH');
     type('ach-routing', '021000021');
     type('ach-account', '12345678');
+    type('ach-account-confirm', '12345678');
+    click('ach-authorise');
     click('method-next');
     click('donor-next');
     click('details-next');

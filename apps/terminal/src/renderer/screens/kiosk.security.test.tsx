@@ -208,7 +208,7 @@ describe('card fields', () => {
       expect(screen.getByTestId('method-screen').getAttribute('autocomplete')).toBe('off');
       check(['card-number', 'card-expiry', 'card-cvv', 'card-holder']);
       fireEvent.click(screen.getByTestId('method-ACH'));
-      check(['ach-routing', 'ach-account', 'ach-holder']);
+      check(['ach-routing', 'ach-account', 'ach-account-confirm', 'ach-holder']);
     });
   }
 });

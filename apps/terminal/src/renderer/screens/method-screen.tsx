@@ -9,7 +9,7 @@ import { type FormEvent, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Field, GroupError } from '../components/field.tsx';
 import { clearSwipe } from '../forms/swipe-capture.ts';
-import { cvvLength, paymentErrors } from '../forms/validate.ts';
+import { achConsentErrors, cvvLength, paymentErrors } from '../forms/validate.ts';
 import { useTerminal } from '../store/terminal-store.ts';
 
 /** `1` `12` `123` → `1` `12/` `12/3`: the slash comes by itself; backspace over it still works. */
@@ -24,8 +24,12 @@ export function typeExpiry(previous: string, typed: string): string {
 export function MethodScreen() {
   const { t } = useTranslation();
   const draft = useTerminal((s) => s.draft);
+  const settings = useTerminal((s) => s.settings);
   const { patchDraft, next, back } = useTerminal.getState();
-  const errors = useMemo(() => paymentErrors(draft, new Date()), [draft]);
+  const errors = useMemo(
+    () => ({ ...paymentErrors(draft, new Date()), ...achConsentErrors(draft) }),
+    [draft],
+  );
   const valid = Object.keys(errors).length === 0;
   const card = draft.card;
   const digits = card.ccNum.replace(/[\s-]/g, '');
@@ -176,6 +180,23 @@ export function MethodScreen() {
               testId="ach-account"
               maxLength={21}
             />
+            <Field
+              label={t('method.accountConfirm')}
+              value={draft.bank.accountConfirm}
+              onChange={(v) =>
+                patchDraft({ bank: { ...draft.bank, accountConfirm: v.replace(/[^\d\s-]/g, '') } })
+              }
+              error={errors.accountConfirm}
+              touched={
+                draft.bank.accountConfirm.replace(/\D/g, '').length >=
+                draft.bank.accountNum.replace(/\D/g, '').length
+              }
+              inputMode="numeric"
+              autoComplete="off"
+              dir="ltr"
+              testId="ach-account-confirm"
+              maxLength={21}
+            />
           </div>
           <div className="row">
             <label className="inline">
@@ -202,6 +223,17 @@ export function MethodScreen() {
               maxLength={256}
             />
           </div>
+          <label className="inline check ach-authorisation">
+            <input
+              type="checkbox"
+              checked={draft.bank.authorised}
+              data-testid="ach-authorise"
+              onChange={(e) => patchDraft({ bank: { ...draft.bank, authorised: e.target.checked } })}
+            />
+            <span data-testid="ach-authorisation-text">
+              {t('method.achAuthorisation', { org: settings?.orgName ?? '' })}
+            </span>
+          </label>
         </>
       ) : null}
 

@@ -178,6 +178,14 @@ describe('card entry', () => {
     expect(errorOf('ach-routing')).toBe('This routing number is not valid (checksum)');
     type('ach-routing', '021000021');
     type('ach-account', '123456789');
+    // The account number typed again, and the donor's debit authorisation, before Next.
+    expect(button('method-next').disabled).toBe(true);
+    type('ach-account-confirm', '123456780');
+    expect(errorOf('ach-account-confirm')).toBe('The two account numbers differ');
+    type('ach-account-confirm', '123456789');
+    expect(button('method-next').disabled).toBe(true);
+    expect(screen.getByTestId('ach-authorisation-text').textContent).toContain('I authorise');
+    fireEvent.click(screen.getByTestId('ach-authorise'));
     expect(button('method-next').disabled).toBe(false);
     fireEvent.click(screen.getByTestId('method-Provider_3'));
     type('charity-number', '12');

@@ -66,7 +66,16 @@ export interface Draft {
    * message when the swiped card cannot be taken (expired, bad check digit).
    */
   swiped: { brand: string; last4: string; errorKey?: string | null } | null;
-  bank: { routingNum: string; accountNum: string; accountType: 'Checking' | 'Savings'; holder: string };
+  bank: {
+    routingNum: string;
+    accountNum: string;
+    /** The account number typed a second time (never sent: it must match). */
+    accountConfirm: string;
+    accountType: 'Checking' | 'Savings';
+    holder: string;
+    /** The donor agreed to the debit authorisation shown beside the account fields. */
+    authorised: boolean;
+  };
   charity: { ccNum: string };
   donor: DonorDraft;
   campaignNum: number | null;
@@ -97,7 +106,14 @@ export function emptyDraft(currency: Currency = 'USD', startDate = ''): Draft {
     method: 'Credit_Card',
     card: { ccNum: '', expiry: '', cvv: '', holder: '' },
     swiped: null,
-    bank: { routingNum: '', accountNum: '', accountType: 'Checking', holder: '' },
+    bank: {
+      routingNum: '',
+      accountNum: '',
+      accountConfirm: '',
+      accountType: 'Checking',
+      holder: '',
+      authorised: false,
+    },
     charity: { ccNum: '' },
     donor: emptyDonor(),
     campaignNum: null,
