@@ -137,6 +137,8 @@ export const deviceSettings = z.object({
   presetsMinor: z.array(z.number().int().positive()).max(12),
   /** Percentage the donor may add to cover the processing fee (0 = not offered). */
   coverFeePercent: z.number().min(0).max(10),
+  /** Charity-card providers' names (Provider_1 … Provider_4) as donors know them; absent: generic names. */
+  providerNames: z.record(z.string(), z.string()).optional(),
 });
 export type DeviceSettings = z.infer<typeof deviceSettings>;
 

@@ -117,7 +117,17 @@ export async function revoke(db: Db, orgGuid: string, what: 'apiKey' | 'source',
 export interface SettingsPatch {
   currencies?: Currency[] | undefined;
   webhooks?: Partial<Record<WebhookKind, string | null>> | undefined;
-  settings?: Partial<OrgSettings> | undefined;
+  settings?:
+    | (Partial<Omit<OrgSettings, 'terminal'>> & {
+        terminal?: {
+          presetsMinor?: number[] | undefined;
+          coverFeePercent?: number | undefined;
+          providerNames?:
+            | Partial<Record<keyof OrgSettings['terminal']['providerNames'], string | null>>
+            | undefined;
+        };
+      })
+    | undefined;
 }
 
 /** A Standard Webhooks secret: `whsec_` + base64 of 24 random bytes. */
@@ -138,7 +148,22 @@ export async function updateSettings(db: Db, orgGuid: string, patch: SettingsPat
         ]);
       }
     }
-    const settings = { ...org.settings, ...patch.settings };
+    // The terminal's settings merge with what is set (a new preset list keeps the provider names).
+    const terminalPatch = patch.settings?.terminal;
+    const providerNames = { ...org.settings.terminal.providerNames };
+    for (const [id, name] of Object.entries(terminalPatch?.providerNames ?? {})) {
+      if (name === null) delete providerNames[id as keyof typeof providerNames];
+      else providerNames[id as keyof typeof providerNames] = name;
+    }
+    const settings = {
+      ...org.settings,
+      ...patch.settings,
+      terminal: {
+        presetsMinor: terminalPatch?.presetsMinor ?? org.settings.terminal.presetsMinor,
+        coverFeePercent: terminalPatch?.coverFeePercent ?? org.settings.terminal.coverFeePercent,
+        providerNames,
+      },
+    };
     const updated = await updateOrg(tx, org.id, { currencies: patch.currencies, settings });
     const secrets: Partial<Record<WebhookKind, { url: string; secret: string }>> = {};
     for (const [kind, url] of Object.entries(patch.webhooks ?? {}) as [WebhookKind, string | null][]) {

@@ -3,6 +3,7 @@
  * listener (ADMIN_HOST:ADMIN_PORT, loopback by default) only. Not part of the External API, and not
  * in its OpenAPI document.
  */
+
 import { zValidator } from '@hono/zod-validator';
 import { CURRENCIES, ERROR_CODES, SCHEDULE_HANDLING_MODES, str } from '@kupah/contracts';
 import { Hono } from 'hono';
@@ -12,7 +13,7 @@ import { listKeys, retireKey, rotateKey } from '../devices/envelope-keys.ts';
 import { GATEWAY_PROVIDERS } from '../gateway/registry.ts';
 import type { AppEnv } from '../http/env.ts';
 import { ApiError, fromZod, validationError } from '../http/errors.ts';
-import { isValidTimeZone } from '../orgs/settings.ts';
+import { CHARITY_PROVIDER_IDS, isValidTimeZone } from '../orgs/settings.ts';
 import { insecureWebhookUrl } from '../webhooks/sender.ts';
 import {
   adminEvents,
@@ -76,9 +77,14 @@ export const settingsPatch = z
       .optional(),
     terminal: z
       .object({
-        presetsMinor: z.array(z.number().int().positive()).max(12),
-        coverFeePercent: z.number().min(0).max(10),
+        presetsMinor: z.array(z.number().int().positive()).max(12).optional(),
+        coverFeePercent: z.number().min(0).max(10).optional(),
+        /** Names of the charity-card providers on the terminals; a null name removes it. */
+        providerNames: z
+          .partialRecord(z.enum(CHARITY_PROVIDER_IDS), z.string().trim().min(1).max(64).nullable())
+          .optional(),
       })
+      .strict()
       .optional(),
   })
   .strict();

@@ -201,6 +201,7 @@ function settingsFor(org: Org, device: { name: string; sandbox: boolean }): Devi
     offline: s.offline,
     presetsMinor: s.terminal.presetsMinor,
     coverFeePercent: s.terminal.coverFeePercent,
+    providerNames: s.terminal.providerNames,
   };
 }
 

@@ -305,6 +305,26 @@ describe.each(await testDatabases())('device sync on %s', (kind) => {
       expect(paired.body.settings.deviceName).toBe('Front desk');
       // The organisation's Shabbat setting reaches the device (its schedule preview follows it).
       expect(paired.body.settings.shabbatShift).toBe(true);
+      // So do the names of its charity-card providers; a new preset list keeps them; null removes one.
+      const named = await h.admin('PATCH', `/orgs/${h.org.orgGuid}/settings`, {
+        terminal: { providerNames: { Provider_1: "Donors' Fund", Provider_2: 'OJC' } },
+      });
+      expect(named.status, JSON.stringify(named.body)).toBe(200);
+      await h.admin('PATCH', `/orgs/${h.org.orgGuid}/settings`, {
+        terminal: { presetsMinor: [1800, 3600], providerNames: { Provider_2: null } },
+      });
+      const refreshed = await h.request('GET', '/v1/Device/Sync/Pull', undefined, {
+        authorization: paired.body.credential,
+      });
+      expect(refreshed.body.settings).toMatchObject({
+        presetsMinor: [1800, 3600],
+        providerNames: { Provider_1: "Donors' Fund" },
+      });
+      expect(refreshed.body.settings.providerNames).not.toHaveProperty('Provider_2');
+      const badProvider = await h.admin('PATCH', `/orgs/${h.org.orgGuid}/settings`, {
+        terminal: { providerNames: { Provider_9: 'x' } },
+      });
+      expect(badProvider.status).toBe(400);
       const mine = async () =>
         (await h.admin('GET', `/orgs/${h.org.orgGuid}/devices`)).body.devices.find(
           (d: { deviceId: string }) => d.deviceId === paired.body.deviceId,

@@ -1,3 +1,5 @@
+export const CHARITY_PROVIDER_IDS = ['Provider_1', 'Provider_2', 'Provider_3', 'Provider_4'] as const;
+
 import { CURRENCIES, SCHEDULE_HANDLING_MODES } from '@kupah/contracts';
 import { z } from 'zod';
 
@@ -53,8 +55,14 @@ export const orgSettings = z.object({
         .max(12)
         .default([1800, 3600, 5400, 10_000, 18_000, 36_000]),
       coverFeePercent: z.number().min(0).max(10).default(0),
+      /** The charity-card providers' names as donors know them (e.g. Provider_1: "Donors' Fund"). */
+      providerNames: z.partialRecord(z.enum(CHARITY_PROVIDER_IDS), z.string().min(1).max(64)).default({}),
     })
-    .default({ presetsMinor: [1800, 3600, 5400, 10_000, 18_000, 36_000], coverFeePercent: 0 }),
+    .default({
+      presetsMinor: [1800, 3600, 5400, 10_000, 18_000, 36_000],
+      coverFeePercent: 0,
+      providerNames: {},
+    }),
 });
 export type OrgSettings = z.infer<typeof orgSettings>;
 

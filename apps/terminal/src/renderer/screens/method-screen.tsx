@@ -8,6 +8,7 @@ import { detectBrand, groupCardNumber } from '@kupah/instruments';
 import { type FormEvent, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Field, GroupError } from '../components/field.tsx';
+import { methodName } from '../format/method-name.ts';
 import { clearSwipe } from '../forms/swipe-capture.ts';
 import { achConsentErrors, cvvLength, paymentErrors } from '../forms/validate.ts';
 import { useTerminal } from '../store/terminal-store.ts';
@@ -57,7 +58,7 @@ export function MethodScreen() {
               data-testid={`method-${m}`}
               onChange={() => setMethod(m)}
             />
-            {t(`method.${m}`)}
+            {methodName(t, m, settings)}
           </label>
         ))}
       </fieldset>
@@ -239,7 +240,7 @@ export function MethodScreen() {
 
       {draft.method.startsWith('Provider_') ? (
         <Field
-          label={t('method.charityNumber', { provider: t(`method.${draft.method}`) })}
+          label={t('method.charityNumber', { provider: methodName(t, draft.method, settings) })}
           value={draft.charity.ccNum}
           onChange={(v) => patchDraft({ charity: { ccNum: v } })}
           error={errors.charity}

@@ -16,6 +16,7 @@ import { isBeingConfirmed } from '../data/being-confirmed.ts';
 import type { DiscardRecord } from '../data/outbox-repo.ts';
 import { type OutboxItem, OutboxRefusal } from '../data/terminal-data.ts';
 import { dateTime, money, number, timeLeft } from '../format/format.ts';
+import { methodName } from '../format/method-name.ts';
 import { paymentErrors } from '../forms/validate.ts';
 import { errorText } from '../i18n/server-errors.ts';
 import { emptyDraft, useTerminal } from '../store/terminal-store.ts';
@@ -267,7 +268,7 @@ function QueueRow({ item: i, now, lang, canVoid, voided, action, onAction, onRet
               : t(`queue.kinds.${i.kind}`)}
         </strong>
         {i.kind === 'schedule' ? <span className="badge">{t(`queue.kinds.${i.kind}`)}</span> : null}
-        {i.method ? <span>{t(`method.${i.method}`)}</span> : null}
+        {i.method ? <span>{methodName(t, i.method, useTerminal.getState().settings)}</span> : null}
         {instrument ? <span dir="ltr">{instrument}</span> : null}
         <span>{i.display.donorName ?? (isDonation(i) ? t('queue.noDonor') : '')}</span>
         {i.display.frequency ? <span>{t(`frequency.${i.display.frequency}`)}</span> : null}
@@ -589,7 +590,9 @@ function ReenterForm({
         </div>
       ) : (
         <Field
-          label={t('method.charityNumber', { provider: t(`method.${method}`) })}
+          label={t('method.charityNumber', {
+            provider: methodName(t, method, useTerminal.getState().settings),
+          })}
           value={charity}
           onChange={setCharity}
           error={errors.charity}

@@ -12,6 +12,7 @@ import { useServices } from '../app-context.ts';
 import { isBeingConfirmed } from '../data/being-confirmed.ts';
 import type { OutboxItem } from '../data/terminal-data.ts';
 import { dateTime, money } from '../format/format.ts';
+import { methodName } from '../format/method-name.ts';
 import { errorText } from '../i18n/server-errors.ts';
 import { type Draft, useTerminal } from '../store/terminal-store.ts';
 import { personName } from './donor-screen.tsx';
@@ -25,7 +26,7 @@ export function receiptLines(
   lang: string,
 ): string[] {
   const amount = item.currency ? money(item.amountMinor, item.currency, lang) : '';
-  const method = item.method ? t(`method.${item.method}`) : '';
+  const method = item.method ? methodName(t, item.method, settings) : '';
   const card = item.display.last4
     ? ` ${item.display.brand ?? ''} •••• ${item.display.last4}`.replace('  ', ' ')
     : '';

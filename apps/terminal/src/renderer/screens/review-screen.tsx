@@ -5,6 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { useServices } from '../app-context.ts';
 import { type OutboxItem, OutboxRefusal, type SyncStatus, type TerminalData } from '../data/terminal-data.ts';
 import { civilDate, money, number } from '../format/format.ts';
+import { methodName } from '../format/method-name.ts';
 import { buildEntry, chargedMinor } from '../forms/build-entry.ts';
 import { clearSwipe, heldSwipe } from '../forms/swipe-capture.ts';
 import { amountMinor, scheduleAmounts } from '../forms/validate.ts';
@@ -237,7 +238,7 @@ export function ReviewScreen() {
         {row(
           'method',
           t('review.method'),
-          <span dir="auto">{instrumentText(draft, t(`method.${draft.method}`))}</span>,
+          <span dir="auto">{instrumentText(draft, methodName(t, draft.method, settings))}</span>,
           'review-method',
         )}
         {row('donor', t('review.donor'), donorText, 'review-donor')}

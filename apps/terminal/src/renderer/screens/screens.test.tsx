@@ -171,6 +171,19 @@ describe('card entry', () => {
     expect(errorOf('card-number')).toBe('מספר הכרטיס אינו תקין (ספרת ביקורת)');
   });
 
+  it('charity cards are named as the organisation names its providers', () => {
+    useTerminal.setState({
+      settings: { ...useTerminal.getState().settings!, providerNames: { Provider_1: "Donors' Fund" } },
+    });
+    try {
+      mount(<MethodScreen />);
+      expect(screen.getByTestId('method-Provider_1').closest('label')!.textContent).toBe("Donors' Fund");
+      expect(screen.getByTestId('method-Provider_2').closest('label')!.textContent).toBe('Charity card 2');
+    } finally {
+      useTerminal.setState({ settings: { ...useTerminal.getState().settings!, providerNames: {} } });
+    }
+  });
+
   it('ACH checks the routing number (ABA checksum); charity cards take a number or a token', () => {
     mount(<MethodScreen />);
     fireEvent.click(screen.getByTestId('method-ACH'));

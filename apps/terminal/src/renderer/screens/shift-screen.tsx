@@ -12,6 +12,7 @@ import { Field } from '../components/field.tsx';
 import { PinGate } from '../components/pin-gate.tsx';
 import type { ShiftClose, ShiftSummary } from '../data/shift.ts';
 import { dateTime, money } from '../format/format.ts';
+import { methodName } from '../format/method-name.ts';
 import { useTerminal } from '../store/terminal-store.ts';
 
 const SECTIONS = ['succeeded', 'voided', 'declined', 'queued'] as const;
@@ -29,7 +30,7 @@ export function shiftLines(
     lines.push(`${t(`shift.sections.${section}`)}: ${rows.length === 0 ? t('shift.none') : ''}`.trim());
     for (const r of rows) {
       lines.push(
-        `  ${t(`method.${r.method}`)} · ${t('shift.count', { count: r.count })} · ${money(r.amountMinor, r.currency, lang)}`,
+        `  ${methodName(t, r.method, useTerminal.getState().settings)} · ${t('shift.count', { count: r.count })} · ${money(r.amountMinor, r.currency, lang)}`,
       );
     }
   }
@@ -48,7 +49,8 @@ function Totals({ totals, testId }: { totals: ShiftTotals; testId: string }) {
             {rows.length === 0 ? <dd className="muted">{t('shift.none')}</dd> : null}
             {rows.map((r) => (
               <dd key={`${r.method}|${r.currency}`}>
-                {t(`method.${r.method}`)} · {t('shift.count', { count: r.count })} ·{' '}
+                {methodName(t, r.method, useTerminal.getState().settings)} ·{' '}
+                {t('shift.count', { count: r.count })} ·{' '}
                 <strong>{money(r.amountMinor, r.currency, i18n.language)}</strong>
               </dd>
             ))}
