@@ -343,6 +343,7 @@ export const en = {
     another: 'New donation',
   },
   receipt: {
+    copy: 'COPY',
     title: 'Donation receipt – {{org}}',
     date: 'Date: {{date}}',
     amount: 'Amount: {{amount}}',
@@ -355,6 +356,7 @@ export const en = {
     thanks: 'Thank you for your donation.',
   },
   queue: {
+    reprint: 'Print receipt again',
     title: 'Queue',
     pending: 'Waiting',
     confirming: 'Being confirmed',

@@ -337,6 +337,7 @@ export const he: Resources = {
     another: 'תרומה חדשה',
   },
   receipt: {
+    copy: 'העתק',
     title: 'קבלה על תרומה – {{org}}',
     date: 'תאריך: {{date}}',
     amount: 'סכום: {{amount}}',
@@ -349,6 +350,7 @@ export const he: Resources = {
     thanks: 'תודה על תרומתכם.',
   },
   queue: {
+    reprint: 'הדפסת קבלה שוב',
     title: 'תור',
     pending: 'ממתינים',
     confirming: 'בבירור מול חברת הסליקה',

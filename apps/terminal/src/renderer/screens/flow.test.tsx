@@ -255,7 +255,7 @@ describe('the terminal', () => {
       },
     });
     const done = testItem({ state: 'done', receiptNum: 'R77', amountMinor: 3600 });
-    const { data } = await start({ items: [declined, done] });
+    const { data, bridge } = await start({ items: [declined, done] });
     click('nav-queue');
     await screen.findByTestId('queue-screen');
     expect(screen.getByTestId('queue-tab-declined').className).toContain('alarm');
@@ -303,6 +303,12 @@ describe('the terminal', () => {
     );
 
     click('queue-tab-done');
+    // A receipt printed again from the queue, marked as a copy.
+    click('reprint');
+    await waitFor(() => expect(bridge.printed).toHaveLength(1));
+    const copy = bridge.printed[0] as { lines: string[] };
+    expect(copy.lines[0]).toBe('COPY');
+    expect(copy.lines.join('\n')).toContain('Receipt no. R77');
     click('void');
     type('act-reason', 'entered twice');
     type('act-pin', '9999');
@@ -311,6 +317,10 @@ describe('the terminal', () => {
       expect(screen.getByTestId('queue-message').textContent).toBe(
         'Wrong PIN: 4 tries left before it is locked',
       ),
+    );
+    // Next to the form it is about, in the payment's row (not below the whole list).
+    expect(screen.getByTestId('queue-message').closest('[data-testid="queue-item"]')).toBe(
+      screen.getByTestId('act-pin').closest('[data-testid="queue-item"]'),
     );
     expect(data.voids).toEqual([]);
     type('act-pin', '1234');

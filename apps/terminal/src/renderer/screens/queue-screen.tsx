@@ -20,6 +20,7 @@ import { methodName } from '../format/method-name.ts';
 import { paymentErrors } from '../forms/validate.ts';
 import { errorText } from '../i18n/server-errors.ts';
 import { emptyDraft, useTerminal } from '../store/terminal-store.ts';
+import { receiptLines } from './result-screen.tsx';
 
 export type QueueTab =
   | 'pending'
@@ -212,11 +213,13 @@ export function QueueScreen() {
               }}
               onRetry={() => void retry(i)}
               onMessage={setMessage}
+              message={action?.id === i.id ? message : null}
             />
           ))}
         </ul>
       </div>
-      {message ? (
+      {/* A message about an open form (a wrong PIN) is shown in its row, next to the form. */}
+      {message && !(action && shown.some((i) => i.id === action.id)) ? (
         <p
           className={message.ok ? 'note' : 'field-error'}
           role={message.ok ? 'status' : 'alert'}
@@ -230,6 +233,8 @@ export function QueueScreen() {
 }
 
 interface RowProps {
+  /** The message about this row's open form, shown next to it. */
+  message?: { text: string; ok?: boolean } | null;
   item: OutboxItem;
   now: number;
   lang: string;
@@ -241,8 +246,34 @@ interface RowProps {
   onMessage(m: { text: string; ok?: boolean } | null): void;
 }
 
-function QueueRow({ item: i, now, lang, canVoid, voided, action, onAction, onRetry, onMessage }: RowProps) {
+function QueueRow({
+  item: i,
+  now,
+  lang,
+  canVoid,
+  voided,
+  action,
+  onAction,
+  onRetry,
+  onMessage,
+  message,
+}: RowProps) {
   const { t } = useTranslation();
+  const { bridge } = useServices();
+  const settings = useTerminal((s) => s.settings);
+  const reprint = async () => {
+    if (!settings) return;
+    try {
+      const r = await bridge.printReceipt({
+        title: t('receipt.title', { org: settings.orgName }),
+        lines: [t('receipt.copy'), ...receiptLines(i, emptyDraft(), settings, t, lang)],
+        direction: lang === 'he' ? 'rtl' : 'ltr',
+      });
+      onMessage({ text: r.printed ? t('result.printed') : t('result.notPrinted'), ok: r.printed });
+    } catch {
+      onMessage({ text: t('result.notPrinted') });
+    }
+  };
   const unsent = i.state === 'queued' || i.state === 'sending';
   // The server is finding out from the card processor: not an error, and never to be taken again.
   const confirming = isBeingConfirmed(i);
@@ -335,6 +366,11 @@ function QueueRow({ item: i, now, lang, canVoid, voided, action, onAction, onRet
             {t('queue.discard')}
           </button>
         ) : null}
+        {i.state === 'done' && isDonation(i) ? (
+          <button type="button" data-testid="reprint" onClick={() => void reprint()}>
+            {t('queue.reprint')}
+          </button>
+        ) : null}
         {canVoid ? (
           <button type="button" data-testid="void" onClick={() => onAction({ id: i.id, kind: 'void' })}>
             {t('queue.void')}
@@ -346,6 +382,15 @@ function QueueRow({ item: i, now, lang, canVoid, voided, action, onAction, onRet
       ) : null}
       {action?.kind === 'reenter' ? (
         <ReenterForm item={i} onClose={() => onAction(null)} onMessage={onMessage} />
+      ) : null}
+      {message ? (
+        <p
+          className={message.ok ? 'note' : 'field-error'}
+          role={message.ok ? 'status' : 'alert'}
+          data-testid="queue-message"
+        >
+          {message.text}
+        </p>
       ) : null}
     </li>
   );
