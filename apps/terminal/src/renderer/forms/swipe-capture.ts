@@ -34,6 +34,13 @@ export function captureSwipes(
 ): () => void {
   let buffer = '';
   let last = 0;
+  /** The first key of what may be a swipe, and where it was typed: given back if nothing follows. */
+  let first: { key: string; target: EventTarget | null } | null = null;
+  let giveBack: ReturnType<typeof setTimeout> | null = null;
+  const cancelGiveBack = () => {
+    if (giveBack) clearTimeout(giveBack);
+    giveBack = null;
+  };
   const onKey = (e: KeyboardEvent) => {
     const t = now();
     if (buffer && t - last > MAX_GAP_MS) buffer = '';
@@ -41,6 +48,18 @@ export function captureSwipes(
     last = t;
     e.preventDefault();
     e.stopPropagation();
+    if (!buffer) {
+      first = { key: e.key, target: e.target };
+      cancelGiveBack();
+      giveBack = setTimeout(() => {
+        giveBack = null;
+        // Nothing followed at reader speed: a person typed it.
+        if (buffer === first?.key) {
+          typeInto(first.target, first.key);
+          buffer = '';
+        }
+      }, MAX_GAP_MS + 20);
+    } else cancelGiveBack();
     if (e.key === 'Enter') {
       const data = parseSwipe(buffer);
       buffer = '';
@@ -62,5 +81,28 @@ export function captureSwipes(
     if (e.key.length === 1) buffer += e.key;
   };
   target.addEventListener('keydown', onKey as EventListener, true);
-  return () => target.removeEventListener('keydown', onKey as EventListener, true);
+  return () => {
+    cancelGiveBack();
+    target.removeEventListener('keydown', onKey as EventListener, true);
+  };
+}
+
+/** Types `text` into a text field at its caret, as the keyboard would have (React sees an input event). */
+export function typeInto(target: EventTarget | null, text: string): void {
+  const field = target as HTMLInputElement | HTMLTextAreaElement | null;
+  if (!field || typeof field.value !== 'string' || typeof field.dispatchEvent !== 'function') return;
+  if ((field as HTMLInputElement).readOnly || (field as HTMLInputElement).disabled) return;
+  const start = field.selectionStart ?? field.value.length;
+  const end = field.selectionEnd ?? start;
+  const next = `${field.value.slice(0, start)}${text}${field.value.slice(end)}`;
+  // The prototype's setter: React tracks the value it set, and notices this one as new.
+  const setter = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(field), 'value')?.set;
+  if (setter) setter.call(field, next);
+  else field.value = next;
+  try {
+    field.setSelectionRange(start + text.length, start + text.length);
+  } catch {
+    // Some input types have no caret (number, email): the value is set all the same.
+  }
+  field.dispatchEvent(new Event('input', { bubbles: true }));
 }

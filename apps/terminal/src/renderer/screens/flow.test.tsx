@@ -51,6 +51,20 @@ afterEach(async () => {
 });
 
 describe('the terminal', () => {
+  it('a % or ; typed by hand reaches the field it was typed in (a swipe is a burst; one key is a person)', async () => {
+    await start();
+    click('key-5');
+    click('amount-next');
+    await screen.findByTestId('method-screen');
+    const holder = screen.getByTestId('card-holder') as HTMLInputElement;
+    holder.focus();
+    type('card-holder', 'Cohen ');
+    fireEvent.keyDown(holder, { key: ';' });
+    await waitFor(() => expect(holder.value).toBe('Cohen ;'));
+    expect(useTerminal.getState().draft.card.holder).toBe('Cohen ;');
+    expect(useTerminal.getState().draft.swiped).toBeNull();
+  });
+
   it('a typed card number is grouped as the card prints it', async () => {
     await start();
     click('key-5');
