@@ -51,6 +51,25 @@ afterEach(async () => {
 });
 
 describe('the terminal', () => {
+  it('Enter goes on from a radio button and from a choice button ("Anonymous"), choosing it first', async () => {
+    await start();
+    click('key-5');
+    const oneTime = screen.getByTestId('one-time');
+    oneTime.focus();
+    fireEvent.keyDown(oneTime, { key: 'Enter' });
+    await screen.findByTestId('method-screen');
+    type('card-number', '4242424242424242');
+    type('card-expiry', '12/30');
+    type('card-cvv', '123');
+    click('method-next');
+    await screen.findByTestId('donor-screen');
+    const anonymous = screen.getByTestId('donor-anonymous');
+    anonymous.focus();
+    fireEvent.keyDown(anonymous, { key: 'Enter' });
+    await screen.findByTestId('details-screen');
+    expect(useTerminal.getState().draft.donor.mode).toBe('anonymous');
+  });
+
   it('a % or ; typed by hand reaches the field it was typed in (a swipe is a burst; one key is a person)', async () => {
     await start();
     click('key-5');
