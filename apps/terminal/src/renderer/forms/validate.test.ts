@@ -155,6 +155,9 @@ describe('schedule amounts: a number of payments, or a total', () => {
   it('Special_Days needs at least one kind of day, and sends the presets', () => {
     const d = { ...emptyDraft(), amountText: '5', recurring: true };
     d.schedule = { ...d.schedule, frequency: 'Special_Days', startDate: '2026-11-22' };
+    // No number of payments is assumed.
+    expect(scheduleErrors(d, '2026-11-22', 500).count?.key).toBe('schedule.badCount');
+    d.schedule.countText = '12';
     expect(scheduleErrors(d, '2026-11-22', 500).specialDays?.key).toBe('schedule.badSpecialDays');
     d.schedule.specialPresets = ['erev_shabbat'];
     expect(scheduleErrors(d, '2026-11-22', 500)).toEqual({});

@@ -147,144 +147,7 @@ export function DetailsScreen() {
   return (
     <form className="screen" data-testid="details-screen" onSubmit={submit} noValidate autoComplete="off">
       <h1 tabIndex={-1}>{t('details.title')}</h1>
-      <div className="row">
-        <label className="inline">
-          {t('details.campaign')}
-          <select
-            value={draft.campaignNum ?? ''}
-            data-testid="campaign"
-            onChange={(e) => {
-              const campaignNum = e.target.value === '' ? null : Number(e.target.value);
-              // A reason locked to another campaign no longer fits.
-              const fits = (n: number | null) =>
-                n === null ||
-                campaignNum === null ||
-                reasons.find((r) => r.reasonNum === n)?.campaignNum == null ||
-                reasons.find((r) => r.reasonNum === n)?.campaignNum === campaignNum;
-              patchDraft({
-                campaignNum,
-                reasonNum: fits(draft.reasonNum) ? draft.reasonNum : null,
-                parts: draft.parts.map((p) => (fits(p.reasonNum) ? p : { ...p, reasonNum: null })),
-              });
-            }}
-          >
-            <option value="">{t('details.none')}</option>
-            {campaigns.map((c) => (
-              <option key={c.campaignNum} value={c.campaignNum}>
-                {campaignLabel(c)}
-              </option>
-            ))}
-          </select>
-        </label>
-        {draft.split ? null : (
-          <label className="inline">
-            {t('details.reason')}
-            <select
-              value={draft.reasonNum ?? ''}
-              data-testid="reason"
-              onChange={(e) =>
-                patchDraft({ reasonNum: e.target.value === '' ? null : Number(e.target.value) })
-              }
-            >
-              <option value="">{t('details.none')}</option>
-              {reasonOptions}
-            </select>
-          </label>
-        )}
-      </div>
-      <label className="inline check">
-        <input
-          type="checkbox"
-          checked={draft.split}
-          data-testid="split"
-          onChange={(e) =>
-            patchDraft({
-              split: e.target.checked,
-              parts: e.target.checked
-                ? [{ reasonNum: draft.reasonNum, amountText: (splitTarget / 100).toFixed(2) }]
-                : [],
-            })
-          }
-        />
-        {t('details.split')}
-      </label>
-      {draft.split ? (
-        <fieldset data-testid="split-parts">
-          <legend>{t('details.splitTitle', { amount: money(splitTarget, draft.currency, lang) })}</legend>
-          {draft.parts.map((p, i) => (
-            // biome-ignore lint/suspicious/noArrayIndexKey: parts have no identity but their place
-            <div className="row" key={i}>
-              <label className="inline">
-                {t('details.partReason', { n: i + 1 })}
-                <select
-                  value={p.reasonNum ?? ''}
-                  data-testid={`part-reason-${i}`}
-                  aria-invalid={p.reasonNum === null ? true : undefined}
-                  onChange={(e) =>
-                    setPart(i, { reasonNum: e.target.value === '' ? null : Number(e.target.value) })
-                  }
-                >
-                  <option value="">{t('details.chooseReason')}</option>
-                  {reasonOptions}
-                </select>
-              </label>
-              <Field
-                label={t('details.partAmount', { n: i + 1 })}
-                value={p.amountText}
-                error={partAmountError(p.amountText)}
-                inputMode="decimal"
-                dir="ltr"
-                maxLength={12}
-                testId={`part-amount-${i}`}
-                onChange={(v) => setPart(i, { amountText: v.replace(',', '.') })}
-              />
-              <button
-                type="button"
-                data-testid={`part-remove-${i}`}
-                onClick={() => patchDraft({ parts: draft.parts.filter((_, j) => j !== i) })}
-              >
-                {t('details.removePart')}
-              </button>
-            </div>
-          ))}
-          <button
-            type="button"
-            data-testid="part-add"
-            disabled={draft.parts.length >= LIMITS.arrayItems}
-            onClick={() =>
-              patchDraft({
-                parts: [
-                  ...draft.parts,
-                  {
-                    reasonNum: null,
-                    amountText: splitTarget - assigned > 0 ? ((splitTarget - assigned) / 100).toFixed(2) : '',
-                  },
-                ],
-              })
-            }
-          >
-            {t('details.addPart')}
-          </button>
-          <p
-            data-testid="split-remaining"
-            className={allErrors.split ? 'field-error' : 'muted'}
-            aria-live="polite"
-          >
-            {t('details.remaining', { amount: money(splitTarget - assigned, draft.currency, lang) })}
-            {allErrors.split ? ` — ${t(allErrors.split.key)}` : ''}
-          </p>
-        </fieldset>
-      ) : null}
-      <Field
-        label={t('details.note')}
-        value={draft.note}
-        onChange={(v) => patchDraft({ note: v })}
-        error={allErrors.note}
-        multiline
-        maxLength={LIMITS.note}
-        testId="note"
-      />
-
+      {/* A recurring donation: its terms first, so they are chosen, not accepted by default. */}
       {draft.recurring ? (
         <fieldset data-testid="schedule">
           <legend>{t('schedule.title')}</legend>
@@ -457,6 +320,144 @@ export function DetailsScreen() {
           ) : null}
         </fieldset>
       ) : null}
+      <div className="row">
+        <label className="inline">
+          {t('details.campaign')}
+          <select
+            value={draft.campaignNum ?? ''}
+            data-testid="campaign"
+            onChange={(e) => {
+              const campaignNum = e.target.value === '' ? null : Number(e.target.value);
+              // A reason locked to another campaign no longer fits.
+              const fits = (n: number | null) =>
+                n === null ||
+                campaignNum === null ||
+                reasons.find((r) => r.reasonNum === n)?.campaignNum == null ||
+                reasons.find((r) => r.reasonNum === n)?.campaignNum === campaignNum;
+              patchDraft({
+                campaignNum,
+                reasonNum: fits(draft.reasonNum) ? draft.reasonNum : null,
+                parts: draft.parts.map((p) => (fits(p.reasonNum) ? p : { ...p, reasonNum: null })),
+              });
+            }}
+          >
+            <option value="">{t('details.none')}</option>
+            {campaigns.map((c) => (
+              <option key={c.campaignNum} value={c.campaignNum}>
+                {campaignLabel(c)}
+              </option>
+            ))}
+          </select>
+        </label>
+        {draft.split ? null : (
+          <label className="inline">
+            {t('details.reason')}
+            <select
+              value={draft.reasonNum ?? ''}
+              data-testid="reason"
+              onChange={(e) =>
+                patchDraft({ reasonNum: e.target.value === '' ? null : Number(e.target.value) })
+              }
+            >
+              <option value="">{t('details.none')}</option>
+              {reasonOptions}
+            </select>
+          </label>
+        )}
+      </div>
+      <label className="inline check">
+        <input
+          type="checkbox"
+          checked={draft.split}
+          data-testid="split"
+          onChange={(e) =>
+            patchDraft({
+              split: e.target.checked,
+              parts: e.target.checked
+                ? [{ reasonNum: draft.reasonNum, amountText: (splitTarget / 100).toFixed(2) }]
+                : [],
+            })
+          }
+        />
+        {t('details.split')}
+      </label>
+      {draft.split ? (
+        <fieldset data-testid="split-parts">
+          <legend>{t('details.splitTitle', { amount: money(splitTarget, draft.currency, lang) })}</legend>
+          {draft.parts.map((p, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: parts have no identity but their place
+            <div className="row" key={i}>
+              <label className="inline">
+                {t('details.partReason', { n: i + 1 })}
+                <select
+                  value={p.reasonNum ?? ''}
+                  data-testid={`part-reason-${i}`}
+                  aria-invalid={p.reasonNum === null ? true : undefined}
+                  onChange={(e) =>
+                    setPart(i, { reasonNum: e.target.value === '' ? null : Number(e.target.value) })
+                  }
+                >
+                  <option value="">{t('details.chooseReason')}</option>
+                  {reasonOptions}
+                </select>
+              </label>
+              <Field
+                label={t('details.partAmount', { n: i + 1 })}
+                value={p.amountText}
+                error={partAmountError(p.amountText)}
+                inputMode="decimal"
+                dir="ltr"
+                maxLength={12}
+                testId={`part-amount-${i}`}
+                onChange={(v) => setPart(i, { amountText: v.replace(',', '.') })}
+              />
+              <button
+                type="button"
+                data-testid={`part-remove-${i}`}
+                onClick={() => patchDraft({ parts: draft.parts.filter((_, j) => j !== i) })}
+              >
+                {t('details.removePart')}
+              </button>
+            </div>
+          ))}
+          <button
+            type="button"
+            data-testid="part-add"
+            disabled={draft.parts.length >= LIMITS.arrayItems}
+            onClick={() =>
+              patchDraft({
+                parts: [
+                  ...draft.parts,
+                  {
+                    reasonNum: null,
+                    amountText: splitTarget - assigned > 0 ? ((splitTarget - assigned) / 100).toFixed(2) : '',
+                  },
+                ],
+              })
+            }
+          >
+            {t('details.addPart')}
+          </button>
+          <p
+            data-testid="split-remaining"
+            className={allErrors.split ? 'field-error' : 'muted'}
+            aria-live="polite"
+          >
+            {t('details.remaining', { amount: money(splitTarget - assigned, draft.currency, lang) })}
+            {allErrors.split ? ` — ${t(allErrors.split.key)}` : ''}
+          </p>
+        </fieldset>
+      ) : null}
+      <Field
+        label={t('details.note')}
+        value={draft.note}
+        onChange={(v) => patchDraft({ note: v })}
+        error={allErrors.note}
+        multiline
+        maxLength={LIMITS.note}
+        testId="note"
+      />
+
       <div className="actions">
         <button type="button" onClick={back} data-testid="details-back">
           {t('nav.back')}

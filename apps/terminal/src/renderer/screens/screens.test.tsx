@@ -210,6 +210,22 @@ describe('card entry', () => {
 });
 
 describe('campaign, reasons and the schedule', () => {
+  it('a recurring donation: its terms come first and the number of payments must be typed (nothing assumed)', async () => {
+    useTerminal.setState({
+      draft: { ...emptyDraft('USD'), amountText: '18', recurring: true },
+      screen: 'details',
+    });
+    mount(<DetailsScreen />);
+    const schedule = await screen.findByTestId('schedule');
+    const campaign = screen.getByTestId('campaign');
+    // The schedule's terms are above the campaign in the page.
+    expect(schedule.compareDocumentPosition(campaign) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    expect((screen.getByTestId('schedule-count') as HTMLInputElement).value).toBe('');
+    expect(button('details-next').disabled).toBe(true);
+    type('schedule-count', '12');
+    expect(button('details-next').disabled).toBe(false);
+  });
+
   it('a split across reasons must add up to the amount before Next is allowed', async () => {
     useTerminal.setState({ draft: { ...emptyDraft('USD'), amountText: '100' }, screen: 'details' });
     mount(<DetailsScreen />);

@@ -124,7 +124,8 @@ export function emptyDraft(currency: Currency = 'USD', startDate = ''): Draft {
     schedule: {
       frequency: 'Monthly',
       by: 'count',
-      countText: '12',
+      // Typed by the cashier: a schedule never runs 12 times because nobody looked.
+      countText: '',
       totalText: '',
       startDate,
       specialPresets: [],
