@@ -286,6 +286,34 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the terminal in Chromi
     await expect.poll(async () => byTest('queue-item').count()).toBeGreaterThanOrEqual(2);
   });
 
+  it('tablet portrait and phone: the step buttons stay in sight; an error appearing moves nothing', async () => {
+    for (const size of [
+      { width: 768, height: 1024 },
+      { width: 390, height: 844 },
+    ]) {
+      await page.setViewportSize(size);
+      await byTest('nav-donate').click();
+      await byTest('key-1').click();
+      await byTest('amount-next').click();
+      await byTest('method-screen').waitFor();
+      const next = await byTest('method-next').boundingBox();
+      expect(next, `${size.width}×${size.height}`).not.toBeNull();
+      expect(next!.y + next!.height, `${size.width}×${size.height}`).toBeLessThanOrEqual(size.height);
+      // A wrong card number, then its error: the fields below it stay where they were.
+      // (Positions in the page, not the window: focusing a field may scroll.)
+      const top = () =>
+        page.evaluate(
+          `(() => { const r = document.querySelector('[data-testid=card-expiry]').getBoundingClientRect(); return r.top + window.scrollY; })()`,
+        );
+      const before = await top();
+      await byTest('card-number').fill('4242424242424241');
+      await byTest('card-expiry').click();
+      await byTest('card-number-error').waitFor();
+      expect(await top()).toBe(before);
+    }
+    await page.setViewportSize({ width: 1280, height: 720 });
+  });
+
   it('previews a Hebrew-calendar schedule with Hebrew dates, then creates it', async () => {
     await byTest('nav-donate').click();
     for (const k of '36') await byTest(`key-${k}`).click();

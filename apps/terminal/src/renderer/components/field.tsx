@@ -75,7 +75,10 @@ export function Field(p: FieldProps) {
         >
           {t(p.error!.key, p.error!.values ?? {})}
         </p>
-      ) : null}
+      ) : (
+        // The error's place is kept, so nothing below moves when one appears.
+        <p className="field-error field-error-slot" aria-hidden="true" />
+      )}
     </div>
   );
 }
