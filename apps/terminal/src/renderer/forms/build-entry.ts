@@ -96,6 +96,9 @@ export function buildEntry(
         ...(d.schedule.frequency === 'Special_Days'
           ? { specialDays: { presets: d.schedule.specialPresets } }
           : {}),
+        ...(d.schedule.frequency === 'Annually_Hebrew'
+          ? { anniversaryRule: d.schedule.anniversaryRule }
+          : {}),
       },
     },
     swiped: swipe !== null,

@@ -165,6 +165,26 @@ describe('schedule amounts: a number of payments, or a total', () => {
     expect(e.request).toMatchObject({ scheduleDetails: { specialDays: { presets: ['erev_shabbat'] } } });
   });
 
+  it('Annually_Hebrew sends the anniversary or yahrzeit custom chosen', () => {
+    const d = { ...emptyDraft(), amountText: '18', recurring: true };
+    d.schedule = {
+      ...d.schedule,
+      frequency: 'Annually_Hebrew',
+      startDate: '2026-11-22',
+      countText: '3',
+      anniversaryRule: 'yahrzeit',
+    };
+    const e = buildEntry(d, { ...settings, coverFeePercent: 0 }, null, null);
+    expect(e.request).toMatchObject({
+      scheduleDetails: { frequencyID: 'Annually_Hebrew', anniversaryRule: 'yahrzeit' },
+    });
+    d.schedule.frequency = 'Monthly';
+    const monthly = buildEntry(d, { ...settings, coverFeePercent: 0 }, null, null).request as {
+      scheduleDetails: Record<string, unknown>;
+    };
+    expect(monthly.scheduleDetails).not.toHaveProperty('anniversaryRule');
+  });
+
   it('charity cards: 8 to 19 digits or a provider token', () => {
     const d = { ...emptyDraft(), method: 'Provider_2' as const };
     d.charity = { ccNum: '1234' };

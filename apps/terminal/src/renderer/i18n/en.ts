@@ -178,6 +178,9 @@ export const en = {
     note: 'Note',
   },
   schedule: {
+    anniversaryRule: 'Each year on',
+    anniversary: 'the Hebrew date (anniversary)',
+    yahrzeit: 'the yahrzeit day (Adar and leap-year custom)',
     title: 'Recurring schedule',
     frequency: 'Frequency',
     startDate: 'Start date',

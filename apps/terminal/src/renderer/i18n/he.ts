@@ -176,6 +176,9 @@ export const he: Resources = {
     note: 'הערה',
   },
   schedule: {
+    anniversaryRule: 'בכל שנה ב',
+    anniversary: 'התאריך העברי (יום השנה)',
+    yahrzeit: 'יום היארצייט (מנהג אדר ושנה מעוברת)',
     title: 'הוראת קבע',
     frequency: 'תדירות',
     startDate: 'תאריך התחלה',

@@ -41,6 +41,7 @@ export function schedulePreview(
   il: boolean,
   specialPresets: readonly SpecialDayPreset[] = [],
   shabbatShift = true,
+  anniversaryRule: 'anniversary' | 'yahrzeit' = 'anniversary',
 ): Preview {
   try {
     return {
@@ -53,6 +54,7 @@ export function schedulePreview(
         il,
         shabbatShift,
         ...(frequency === 'Special_Days' ? { specialDays: { presets: specialPresets, dates: [] } } : {}),
+        ...(frequency === 'Annually_Hebrew' ? { anniversaryRule } : {}),
       }),
     };
   } catch (err) {
@@ -117,9 +119,19 @@ export function DetailsScreen() {
             settings?.il ?? false,
             s.specialPresets,
             settings?.shabbatShift ?? true,
+            s.anniversaryRule,
           )
         : null,
-    [amounts, termsOk, s.frequency, s.startDate, s.specialPresets, settings?.il, settings?.shabbatShift],
+    [
+      amounts,
+      termsOk,
+      s.frequency,
+      s.startDate,
+      s.specialPresets,
+      settings?.il,
+      settings?.shabbatShift,
+      s.anniversaryRule,
+    ],
   );
   const allErrors: Errors =
     preview && 'error' in preview ? { ...errors, preview: { key: 'schedule.impossible' } } : errors;
@@ -183,6 +195,21 @@ export function DetailsScreen() {
             <p className="field-error" id="schedule-start-error" data-testid="schedule-start-error">
               {t(allErrors.startDate.key)}
             </p>
+          ) : null}
+          {s.frequency === 'Annually_Hebrew' ? (
+            <label className="inline">
+              {t('schedule.anniversaryRule')}
+              <select
+                value={s.anniversaryRule}
+                data-testid="anniversary-rule"
+                onChange={(e) =>
+                  patchSchedule({ anniversaryRule: e.target.value as 'anniversary' | 'yahrzeit' })
+                }
+              >
+                <option value="anniversary">{t('schedule.anniversary')}</option>
+                <option value="yahrzeit">{t('schedule.yahrzeit')}</option>
+              </select>
+            </label>
           ) : null}
           {s.frequency === 'Special_Days' ? (
             <fieldset data-testid="special-days">

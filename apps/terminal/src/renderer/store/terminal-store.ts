@@ -51,6 +51,11 @@ export interface ScheduleDraft {
   startDate: string;
   /** Special_Days only. */
   specialPresets: SpecialDayPreset[];
+  /**
+   * Annually_Hebrew only: `anniversary` keeps the Hebrew date; `yahrzeit` follows the custom for a
+   * yahrzeit (a death in Adar of an ordinary year is kept in Adar II in a leap year, etc.).
+   */
+  anniversaryRule: 'anniversary' | 'yahrzeit';
 }
 
 export interface Draft {
@@ -129,6 +134,7 @@ export function emptyDraft(currency: Currency = 'USD', startDate = ''): Draft {
       totalText: '',
       startDate,
       specialPresets: [],
+      anniversaryRule: 'anniversary',
     },
   };
 }
