@@ -94,7 +94,12 @@ export function buildEntry(
         amountPerPayment: major(amounts.perMinor),
         firstPaymentAmount: major(amounts.firstMinor),
         ...(d.schedule.frequency === 'Special_Days'
-          ? { specialDays: { presets: d.schedule.specialPresets } }
+          ? {
+              specialDays: {
+                presets: d.schedule.specialPresets,
+                ...(d.schedule.specialDates.length > 0 ? { dates: d.schedule.specialDates } : {}),
+              },
+            }
           : {}),
         ...(d.schedule.frequency === 'Annually_Hebrew'
           ? { anniversaryRule: d.schedule.anniversaryRule }

@@ -182,7 +182,11 @@ export function scheduleErrors(d: Draft, today: string, perMinor = 1): Errors {
   }
   if (!/^\d{4}-\d{2}-\d{2}$/.test(d.schedule.startDate) || d.schedule.startDate < today)
     e.startDate = { key: 'schedule.badStart' };
-  if (d.schedule.frequency === 'Special_Days' && d.schedule.specialPresets.length === 0)
+  if (
+    d.schedule.frequency === 'Special_Days' &&
+    d.schedule.specialPresets.length === 0 &&
+    d.schedule.specialDates.length === 0
+  )
     e.specialDays = { key: 'schedule.badSpecialDays' };
   return e;
 }

@@ -178,6 +178,9 @@ export const en = {
     note: 'Note',
   },
   schedule: {
+    specialDate: 'A date of the donor’s own',
+    addDate: 'Add the date',
+    removeDate: 'Remove',
     anniversaryRule: 'Each year on',
     anniversary: 'the Hebrew date (anniversary)',
     yahrzeit: 'the yahrzeit day (Adar and leap-year custom)',

@@ -176,6 +176,9 @@ export const he: Resources = {
     note: 'הערה',
   },
   schedule: {
+    specialDate: 'תאריך לבחירת התורם',
+    addDate: 'הוספת התאריך',
+    removeDate: 'הסרה',
     anniversaryRule: 'בכל שנה ב',
     anniversary: 'התאריך העברי (יום השנה)',
     yahrzeit: 'יום היארצייט (מנהג אדר ושנה מעוברת)',

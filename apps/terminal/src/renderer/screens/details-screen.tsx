@@ -42,6 +42,7 @@ export function schedulePreview(
   specialPresets: readonly SpecialDayPreset[] = [],
   shabbatShift = true,
   anniversaryRule: 'anniversary' | 'yahrzeit' = 'anniversary',
+  specialDates: readonly string[] = [],
 ): Preview {
   try {
     return {
@@ -53,7 +54,9 @@ export function schedulePreview(
         perPaymentMinor: amounts.perMinor,
         il,
         shabbatShift,
-        ...(frequency === 'Special_Days' ? { specialDays: { presets: specialPresets, dates: [] } } : {}),
+        ...(frequency === 'Special_Days'
+          ? { specialDays: { presets: specialPresets, dates: [...specialDates] } }
+          : {}),
         ...(frequency === 'Annually_Hebrew' ? { anniversaryRule } : {}),
       }),
     };
@@ -85,6 +88,8 @@ export function DetailsScreen() {
   const { patchDraft, patchSchedule, next, back } = useTerminal.getState();
   const [campaigns, setCampaigns] = useState<RefCampaign[]>([]);
   const [reasons, setReasons] = useState<RefReason[]>([]);
+  /** A Special_Days date being added. */
+  const [newDate, setNewDate] = useState('');
   useEffect(() => {
     let live = true;
     void data.campaigns().then((c) => live && setCampaigns(c));
@@ -120,6 +125,7 @@ export function DetailsScreen() {
             s.specialPresets,
             settings?.shabbatShift ?? true,
             s.anniversaryRule,
+            s.specialDates,
           )
         : null,
     [
@@ -131,6 +137,7 @@ export function DetailsScreen() {
       settings?.il,
       settings?.shabbatShift,
       s.anniversaryRule,
+      s.specialDates,
     ],
   );
   const allErrors: Errors =
@@ -231,6 +238,51 @@ export function DetailsScreen() {
                   {t(`specialDay.${p}`)}
                 </label>
               ))}
+              <div className="row">
+                <label className="inline">
+                  {t('schedule.specialDate')}
+                  <input
+                    type="date"
+                    value={newDate}
+                    min={today}
+                    data-testid="special-date"
+                    onChange={(e) => setNewDate(e.target.value)}
+                  />
+                </label>
+                <button
+                  type="button"
+                  data-testid="special-date-add"
+                  disabled={
+                    !/^\d{4}-\d{2}-\d{2}$/.test(newDate) ||
+                    newDate < today ||
+                    s.specialDates.includes(newDate)
+                  }
+                  onClick={() => {
+                    patchSchedule({ specialDates: [...s.specialDates, newDate].sort() });
+                    setNewDate('');
+                  }}
+                >
+                  {t('schedule.addDate')}
+                </button>
+              </div>
+              {s.specialDates.length > 0 ? (
+                <ul className="special-dates" data-testid="special-dates">
+                  {s.specialDates.map((date) => (
+                    <li key={date}>
+                      {civilDate(date, lang)}{' '}
+                      <button
+                        type="button"
+                        data-testid={`special-date-remove-${date}`}
+                        onClick={() =>
+                          patchSchedule({ specialDates: s.specialDates.filter((x) => x !== date) })
+                        }
+                      >
+                        {t('schedule.removeDate')}
+                      </button>
+                    </li>
+                  ))}
+                </ul>
+              ) : null}
               <GroupError message={allErrors.specialDays} testId="special-days-error" />
             </fieldset>
           ) : null}

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { useKioskIdle } from '../app.tsx';
 import { ServicesContext } from '../app-context.ts';
 import { useScreenKeys } from '../components/screen-keys.ts';
+import { buildEntry } from '../forms/build-entry.ts';
 import { applyLanguage, i18n } from '../i18n/index.ts';
 import { emptyDraft, useTerminal } from '../store/terminal-store.ts';
 import { testSettings } from '../sync/fake-settings.ts';
@@ -331,6 +332,33 @@ describe('campaign, reasons and the schedule', () => {
     fireEvent.click(screen.getByTestId('special-rosh_chodesh'));
     expect(screen.queryByTestId('special-days-error')).toBeNull();
     expect(screen.getAllByTestId('hebrew-date')).toHaveLength(4);
+  });
+
+  it('Special_Days takes dates of the donor’s own, alone or with kinds of day, and sends them', async () => {
+    const draft = { ...emptyDraft('USD'), amountText: '5', recurring: true };
+    draft.schedule = {
+      ...draft.schedule,
+      frequency: 'Special_Days',
+      countText: '2',
+      startDate: '2099-01-01',
+    };
+    useTerminal.setState({ draft });
+    mount(<DetailsScreen />);
+    expect(button('details-next').disabled).toBe(true);
+    fireEvent.change(screen.getByTestId('special-date'), { target: { value: '2099-03-10' } });
+    fireEvent.click(screen.getByTestId('special-date-add'));
+    fireEvent.change(screen.getByTestId('special-date'), { target: { value: '2099-02-01' } });
+    fireEvent.click(screen.getByTestId('special-date-add'));
+    expect(useTerminal.getState().draft.schedule.specialDates).toEqual(['2099-02-01', '2099-03-10']);
+    expect(screen.queryByTestId('special-days-error')).toBeNull();
+    expect(button('details-next').disabled).toBe(false);
+    expect(screen.getAllByTestId('hebrew-date')).toHaveLength(2);
+    const entry = buildEntry(useTerminal.getState().draft, settings, null, null);
+    expect(entry.request).toMatchObject({
+      scheduleDetails: { specialDays: { presets: [], dates: ['2099-02-01', '2099-03-10'] } },
+    });
+    fireEvent.click(screen.getByTestId('special-date-remove-2099-02-01'));
+    expect(useTerminal.getState().draft.schedule.specialDates).toEqual(['2099-03-10']);
   });
 });
 

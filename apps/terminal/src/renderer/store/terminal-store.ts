@@ -49,8 +49,9 @@ export interface ScheduleDraft {
   totalText: string;
   /** `YYYY-MM-DD`; '' until the details screen sets today's date in the device's zone. */
   startDate: string;
-  /** Special_Days only. */
+  /** Special_Days only: kinds of day, and dates of the donor's own (YYYY-MM-DD). */
   specialPresets: SpecialDayPreset[];
+  specialDates: string[];
   /**
    * Annually_Hebrew only: `anniversary` keeps the Hebrew date; `yahrzeit` follows the custom for a
    * yahrzeit (a death in Adar of an ordinary year is kept in Adar II in a leap year, etc.).
@@ -134,6 +135,7 @@ export function emptyDraft(currency: Currency = 'USD', startDate = ''): Draft {
       totalText: '',
       startDate,
       specialPresets: [],
+      specialDates: [],
       anniversaryRule: 'anniversary',
     },
   };
