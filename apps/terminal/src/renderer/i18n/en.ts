@@ -177,6 +177,7 @@ export const en = {
     splitIncomplete: 'Choose a reason and an amount for every part',
     note: 'Note',
   },
+  date: { day: 'Day', month: 'Month', year: 'Year' },
   schedule: {
     specialDate: 'A date of the donor’s own',
     addDate: 'Add the date',

@@ -175,6 +175,7 @@ export const he: Resources = {
     splitIncomplete: 'בחרו מטרה וסכום לכל חלק',
     note: 'הערה',
   },
+  date: { day: 'יום', month: 'חודש', year: 'שנה' },
   schedule: {
     specialDate: 'תאריך לבחירת התורם',
     addDate: 'הוספת התאריך',

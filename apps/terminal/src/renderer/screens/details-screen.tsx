@@ -14,6 +14,7 @@ import { computeInstalments, type Instalment, ScheduleTermsError } from '@kupah/
 import { type FormEvent, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app-context.ts';
+import { DateSelect } from '../components/date-select.tsx';
 import { Field, GroupError } from '../components/field.tsx';
 import { civilDate, hebrewDateText, money, number, todayIn } from '../format/format.ts';
 import { chargedMinor, splitTargetMinor } from '../forms/build-entry.ts';
@@ -185,18 +186,17 @@ export function DetailsScreen() {
                 ))}
               </select>
             </label>
-            <label className="inline">
-              {t('schedule.startDate')}
-              <input
-                type="date"
+            <fieldset className="inline date-field">
+              <legend>{t('schedule.startDate')}</legend>
+              <DateSelect
                 value={s.startDate}
-                min={today}
-                data-testid="schedule-start"
-                aria-invalid={allErrors.startDate ? true : undefined}
-                aria-describedby={allErrors.startDate ? 'schedule-start-error' : undefined}
-                onChange={(e) => patchSchedule({ startDate: e.target.value })}
+                fromYear={Number(today.slice(0, 4))}
+                testId="schedule-start"
+                invalid={!!allErrors.startDate}
+                describedBy={allErrors.startDate ? 'schedule-start-error' : undefined}
+                onChange={(v) => patchSchedule({ startDate: v })}
               />
-            </label>
+            </fieldset>
           </div>
           {allErrors.startDate ? (
             <p className="field-error" id="schedule-start-error" data-testid="schedule-start-error">
@@ -239,16 +239,15 @@ export function DetailsScreen() {
                 </label>
               ))}
               <div className="row">
-                <label className="inline">
-                  {t('schedule.specialDate')}
-                  <input
-                    type="date"
+                <fieldset className="inline date-field">
+                  <legend>{t('schedule.specialDate')}</legend>
+                  <DateSelect
                     value={newDate}
-                    min={today}
-                    data-testid="special-date"
-                    onChange={(e) => setNewDate(e.target.value)}
+                    fromYear={Number(today.slice(0, 4))}
+                    testId="special-date"
+                    onChange={setNewDate}
                   />
-                </label>
+                </fieldset>
                 <button
                   type="button"
                   data-testid="special-date-add"

@@ -291,11 +291,37 @@ describe('campaign, reasons and the schedule', () => {
     const draft = { ...emptyDraft('USD'), amountText: '18', recurring: true };
     useTerminal.setState({ draft });
     mount(<DetailsScreen />);
-    const start = screen.getByTestId('schedule-start') as HTMLInputElement;
-    expect(start.value).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-    fireEvent.change(start, { target: { value: '2001-01-01' } });
+    const start = screen.getByTestId('schedule-start');
+    const today = start.getAttribute('data-value') ?? '';
+    expect(today).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    // Day, month and year in the interface's language: English month names, month first.
+    const selects = [...start.querySelectorAll('select')].map((x) => x.getAttribute('data-testid'));
+    expect(selects).toEqual(['schedule-start-month', 'schedule-start-day', 'schedule-start-year']);
+    expect(screen.getByTestId('schedule-start-month').textContent).toContain('January');
+    // A year back: in the past, refused.
+    fireEvent.change(screen.getByTestId('schedule-start-year'), {
+      target: { value: String(Number(today.slice(0, 4)) - 1) },
+    });
     expect(screen.getByTestId('schedule-start-error').textContent).toContain('past');
     expect(button('details-next').disabled).toBe(true);
+  });
+
+  it('in Hebrew the start date is day, month (in Hebrew), year — not the browser’s MM/DD/YYYY', async () => {
+    await applyLanguage('he');
+    try {
+      const draft = { ...emptyDraft('USD'), amountText: '18', recurring: true };
+      useTerminal.setState({ draft });
+      mount(<DetailsScreen />);
+      const start = await screen.findByTestId('schedule-start');
+      const selects = [...start.querySelectorAll('select')].map((x) => x.getAttribute('data-testid'));
+      expect(selects).toEqual(['schedule-start-day', 'schedule-start-month', 'schedule-start-year']);
+      expect(screen.getByTestId('schedule-start-month').textContent).toContain('נובמבר');
+      fireEvent.change(screen.getByTestId('schedule-start-month'), { target: { value: '2' } });
+      fireEvent.change(screen.getByTestId('schedule-start-day'), { target: { value: '28' } });
+      expect(useTerminal.getState().draft.schedule.startDate).toMatch(/^\d{4}-02-28$/);
+    } finally {
+      await applyLanguage('en');
+    }
   });
 
   it('a schedule by total: the remainder goes to the first payment, shown in the preview', async () => {
@@ -336,29 +362,34 @@ describe('campaign, reasons and the schedule', () => {
 
   it('Special_Days takes dates of the donor’s own, alone or with kinds of day, and sends them', async () => {
     const draft = { ...emptyDraft('USD'), amountText: '5', recurring: true };
+    const y = String(new Date().getFullYear() + 1);
     draft.schedule = {
       ...draft.schedule,
       frequency: 'Special_Days',
       countText: '2',
-      startDate: '2099-01-01',
+      startDate: `${y}-01-01`,
     };
     useTerminal.setState({ draft });
     mount(<DetailsScreen />);
     expect(button('details-next').disabled).toBe(true);
-    fireEvent.change(screen.getByTestId('special-date'), { target: { value: '2099-03-10' } });
-    fireEvent.click(screen.getByTestId('special-date-add'));
-    fireEvent.change(screen.getByTestId('special-date'), { target: { value: '2099-02-01' } });
-    fireEvent.click(screen.getByTestId('special-date-add'));
-    expect(useTerminal.getState().draft.schedule.specialDates).toEqual(['2099-02-01', '2099-03-10']);
+    const pick = (y: string, m: string, d: string) => {
+      fireEvent.change(screen.getByTestId('special-date-year'), { target: { value: y } });
+      fireEvent.change(screen.getByTestId('special-date-month'), { target: { value: m } });
+      fireEvent.change(screen.getByTestId('special-date-day'), { target: { value: d } });
+      fireEvent.click(screen.getByTestId('special-date-add'));
+    };
+    pick(y, '3', '10');
+    pick(y, '2', '1');
+    expect(useTerminal.getState().draft.schedule.specialDates).toEqual([`${y}-02-01`, `${y}-03-10`]);
     expect(screen.queryByTestId('special-days-error')).toBeNull();
     expect(button('details-next').disabled).toBe(false);
     expect(screen.getAllByTestId('hebrew-date')).toHaveLength(2);
     const entry = buildEntry(useTerminal.getState().draft, settings, null, null);
     expect(entry.request).toMatchObject({
-      scheduleDetails: { specialDays: { presets: [], dates: ['2099-02-01', '2099-03-10'] } },
+      scheduleDetails: { specialDays: { presets: [], dates: [`${y}-02-01`, `${y}-03-10`] } },
     });
-    fireEvent.click(screen.getByTestId('special-date-remove-2099-02-01'));
-    expect(useTerminal.getState().draft.schedule.specialDates).toEqual(['2099-03-10']);
+    fireEvent.click(screen.getByTestId(`special-date-remove-${y}-02-01`));
+    expect(useTerminal.getState().draft.schedule.specialDates).toEqual([`${y}-03-10`]);
   });
 });
 
