@@ -139,6 +139,8 @@ export const deviceSettings = z.object({
   coverFeePercent: z.number().min(0).max(10),
   /** Charity-card providers' names (Provider_1 … Provider_4) as donors know them; absent: generic names. */
   providerNames: z.record(z.string(), z.string()).optional(),
+  /** The organisation's kiosk look: a colour (#rrggbb) and a logo (data: URL). */
+  brand: z.object({ color: z.string().optional(), logo: z.string().optional() }).optional(),
 });
 export type DeviceSettings = z.infer<typeof deviceSettings>;
 

@@ -125,6 +125,7 @@ export interface SettingsPatch {
           providerNames?:
             | Partial<Record<keyof OrgSettings['terminal']['providerNames'], string | null>>
             | undefined;
+          brand?: { color?: string | null | undefined; logo?: string | null | undefined } | undefined;
         };
       })
     | undefined;
@@ -132,6 +133,20 @@ export interface SettingsPatch {
 
 /** A Standard Webhooks secret: `whsec_` + base64 of 24 random bytes. */
 export const newWebhookSecret = (): string => `whsec_${randomBytes(24).toString('base64')}`;
+
+/** The kiosk brand after a change: a value sets, null removes, absent keeps. */
+function mergeBrand(
+  current: OrgSettings['terminal']['brand'],
+  patch: { color?: string | null | undefined; logo?: string | null | undefined } | undefined,
+): OrgSettings['terminal']['brand'] {
+  const out = { ...current };
+  for (const key of ['color', 'logo'] as const) {
+    const v = patch?.[key];
+    if (v === null) delete out[key];
+    else if (v !== undefined) out[key] = v;
+  }
+  return out;
+}
 
 export async function updateSettings(db: Db, orgGuid: string, patch: SettingsPatch) {
   return db.transaction(async (tx) => {
@@ -162,6 +177,7 @@ export async function updateSettings(db: Db, orgGuid: string, patch: SettingsPat
         presetsMinor: terminalPatch?.presetsMinor ?? org.settings.terminal.presetsMinor,
         coverFeePercent: terminalPatch?.coverFeePercent ?? org.settings.terminal.coverFeePercent,
         providerNames,
+        brand: mergeBrand(org.settings.terminal.brand, terminalPatch?.brand),
       },
     };
     const updated = await updateOrg(tx, org.id, { currencies: patch.currencies, settings });

@@ -13,7 +13,7 @@ import { listKeys, retireKey, rotateKey } from '../devices/envelope-keys.ts';
 import { GATEWAY_PROVIDERS } from '../gateway/registry.ts';
 import type { AppEnv } from '../http/env.ts';
 import { ApiError, fromZod, validationError } from '../http/errors.ts';
-import { CHARITY_PROVIDER_IDS, isValidTimeZone } from '../orgs/settings.ts';
+import { BRAND_COLOR, BRAND_LOGO, CHARITY_PROVIDER_IDS, isValidTimeZone } from '../orgs/settings.ts';
 import { insecureWebhookUrl } from '../webhooks/sender.ts';
 import {
   adminEvents,
@@ -82,6 +82,11 @@ export const settingsPatch = z
         /** Names of the charity-card providers on the terminals; a null name removes it. */
         providerNames: z
           .partialRecord(z.enum(CHARITY_PROVIDER_IDS), z.string().trim().min(1).max(64).nullable())
+          .optional(),
+        /** The kiosk's colour and logo; null removes one. */
+        brand: z
+          .object({ color: BRAND_COLOR.nullable().optional(), logo: BRAND_LOGO.nullable().optional() })
+          .strict()
           .optional(),
       })
       .strict()

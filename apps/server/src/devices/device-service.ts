@@ -202,6 +202,7 @@ function settingsFor(org: Org, device: { name: string; sandbox: boolean }): Devi
     presetsMinor: s.terminal.presetsMinor,
     coverFeePercent: s.terminal.coverFeePercent,
     providerNames: s.terminal.providerNames,
+    brand: s.terminal.brand,
   };
 }
 

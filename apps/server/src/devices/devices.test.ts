@@ -325,6 +325,20 @@ describe.each(await testDatabases())('device sync on %s', (kind) => {
         terminal: { providerNames: { Provider_9: 'x' } },
       });
       expect(badProvider.status).toBe(400);
+      // The kiosk's look: a colour and a small logo as a data: URL; anything else is refused.
+      const logo = 'data:image/png;base64,iVBORw0KGgo=';
+      const branded = await h.admin('PATCH', `/orgs/${h.org.orgGuid}/settings`, {
+        terminal: { brand: { color: '#7a1f4e', logo } },
+      });
+      expect(branded.status, JSON.stringify(branded.body)).toBe(200);
+      const withBrand = await h.request('GET', '/v1/Device/Sync/Pull', undefined, {
+        authorization: paired.body.credential,
+      });
+      expect(withBrand.body.settings.brand).toEqual({ color: '#7a1f4e', logo });
+      for (const brand of [{ color: 'red' }, { logo: 'https://example.org/logo.png' }]) {
+        const refused = await h.admin('PATCH', `/orgs/${h.org.orgGuid}/settings`, { terminal: { brand } });
+        expect(refused.status, JSON.stringify(brand)).toBe(400);
+      }
       const mine = async () =>
         (await h.admin('GET', `/orgs/${h.org.orgGuid}/devices`)).body.devices.find(
           (d: { deviceId: string }) => d.deviceId === paired.body.deviceId,

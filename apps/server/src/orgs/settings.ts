@@ -1,3 +1,12 @@
+export const BRAND_COLOR = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour such as #1f4e79');
+/** A logo small enough to travel in the device settings and stay on the device for offline use. */
+export const BRAND_LOGO = z
+  .string()
+  .max(48 * 1024, 'must be at most 48 KiB (a data: URL)')
+  .regex(
+    /^data:image\/(png|jpeg|webp|svg\+xml);base64,[A-Za-z0-9+/]+=*$/,
+    'must be a data:image/png, jpeg, webp or svg+xml;base64 URL',
+  );
 export const CHARITY_PROVIDER_IDS = ['Provider_1', 'Provider_2', 'Provider_3', 'Provider_4'] as const;
 
 import { CURRENCIES, SCHEDULE_HANDLING_MODES } from '@kupah/contracts';
@@ -57,11 +66,14 @@ export const orgSettings = z.object({
       coverFeePercent: z.number().min(0).max(10).default(0),
       /** The charity-card providers' names as donors know them (e.g. Provider_1: "Donors' Fund"). */
       providerNames: z.partialRecord(z.enum(CHARITY_PROVIDER_IDS), z.string().min(1).max(64)).default({}),
+      /** The organisation's look on its kiosks: a colour and a small logo (a data: URL, kept offline). */
+      brand: z.object({ color: BRAND_COLOR.optional(), logo: BRAND_LOGO.optional() }).default({}),
     })
     .default({
       presetsMinor: [1800, 3600, 5400, 10_000, 18_000, 36_000],
       coverFeePercent: 0,
       providerNames: {},
+      brand: {},
     }),
 });
 export type OrgSettings = z.infer<typeof orgSettings>;

@@ -1,6 +1,6 @@
 /** The terminal: status bar, navigation, the current screen, keyboard operation and the kiosk's idle reset. */
 import type { RefPerson } from '@kupah/contracts';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { type CSSProperties, useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from './app-context.ts';
 import { DraftAmount } from './components/draft-amount.tsx';
@@ -231,8 +231,15 @@ export function App() {
 
   if (!loaded) return null;
   const flow = screen !== 'queue' && screen !== 'settings' && screen !== 'shift';
+  // The organisation's colour on a kiosk (its settings, kept on the device for offline use).
+  const brandColor =
+    kiosk && /^#[0-9a-fA-F]{6}$/.test(settings?.brand?.color ?? '') ? settings?.brand?.color : null;
   return (
-    <div className="app">
+    <div
+      className="app"
+      data-testid="app"
+      style={brandColor ? ({ '--brand': brandColor } as CSSProperties) : undefined}
+    >
       <a className="skip-link" href="#main">
         {t('app.skip')}
       </a>

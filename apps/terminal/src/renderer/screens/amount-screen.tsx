@@ -91,6 +91,9 @@ export function AmountScreen({ kiosk }: { kiosk: boolean }) {
       </h1>
       {kiosk ? (
         <div className="kiosk-top">
+          {settings.brand?.logo ? (
+            <img className="kiosk-logo" src={settings.brand.logo} alt="" data-testid="kiosk-logo" />
+          ) : null}
           <p className="kiosk-org" data-testid="kiosk-org">
             {settings.orgName}
           </p>

@@ -363,6 +363,17 @@ describe('the terminal', () => {
     await waitFor(() => expect(screen.queryByTestId('void')).toBeNull());
   });
 
+  it('kiosk in the organisation’s look: its logo and colour from its settings', async () => {
+    const logo = 'data:image/png;base64,iVBORw0KGgo=';
+    useTerminal.setState({ settings: { ...settings, brand: { color: '#7a1f4e', logo } } });
+    await start({
+      local: { mode: 'kiosk', kioskIdleSeconds: 15 },
+      settings: { ...settings, brand: { color: '#7a1f4e', logo } },
+    });
+    expect(screen.getByTestId('kiosk-logo').getAttribute('src')).toBe(logo);
+    expect(screen.getByTestId('app').style.getPropertyValue('--brand')).toBe('#7a1f4e');
+  });
+
   it('kiosk for donors: the organisation’s name, a custom amount, a cause by name, English/Hebrew; the idle reset restores all', async () => {
     const { data } = await start({ local: { mode: 'kiosk', kioskIdleSeconds: 15 } });
     const causes = await screen.findByTestId('kiosk-campaigns');
