@@ -41,7 +41,10 @@ export const money = (minor: number): string => (minor / 100).toFixed(2);
 /** Numeric part of an account number (`D100042` → 100042). */
 export const accountNumber = (accountNum: string): number => Number(accountNum.replace(/^\D+/, ''));
 
-const personName = (p: Person): string =>
+/** A person's name: the English pair, else the Hebrew one ('' when neither is known). */
+export const personName = (
+  p: Pick<Person, 'firstName' | 'lastName' | 'firstNameHebrew' | 'lastNameHebrew'>,
+): string =>
   [p.firstName, p.lastName].filter(Boolean).join(' ') ||
   [p.firstNameHebrew, p.lastNameHebrew].filter(Boolean).join(' ');
 

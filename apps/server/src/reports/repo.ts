@@ -7,8 +7,9 @@ import type { Sql } from '../db/database.ts';
 import type { PaymentStatus } from '../payments/repo.ts';
 
 export interface PaymentFilter {
-  from: string | null;
-  to: string | null;
+  /** Resolved bounds (a date is already the organisation's midnight): created at or after, before. */
+  from: Date | null;
+  to: Date | null;
   status: string | null;
   method: string | null;
   currency: string | null;
@@ -210,7 +211,6 @@ function toRow(r: RawPayment): PaymentRow {
 export async function listPaymentRows(
   sql: Sql,
   orgId: number,
-  tz: string,
   f: PaymentFilter,
   after: PageKey | null,
   limit: number,
@@ -221,8 +221,8 @@ export async function listPaymentRows(
     return `$${params.length}`;
   };
   const where = ['p.org_id = $1'];
-  if (f.from !== null) where.push(`p.created_at >= ${lowerBound(arg(f.from), arg(tz))}`);
-  if (f.to !== null) where.push(`p.created_at < ${upperBound(arg(f.to), arg(tz))}`);
+  if (f.from !== null) where.push(`p.created_at >= ${arg(f.from.toISOString())}`);
+  if (f.to !== null) where.push(`p.created_at < ${arg(f.to.toISOString())}`);
   if (f.status !== null) where.push(`p.status = ${arg(f.status)}`);
   if (f.method !== null) where.push(`p.method = ${arg(f.method)}`);
   if (f.currency !== null) where.push(`p.currency = ${arg(f.currency)}`);

@@ -14,11 +14,13 @@ import {
   type ShiftList,
   type TotalsGroup,
   type TotalsResponse,
+  toMinorUnits,
 } from '@kupah/contracts';
 import type { Caller } from '../auth/repo.ts';
 import type { Deps } from '../deps.ts';
 import { listShifts } from '../devices/shift-repo.ts';
 import { notFound, validationError } from '../http/errors.ts';
+import { money, personName } from '../outbox/payloads.ts';
 import { assertSameOrg } from '../payments/payment-service.ts';
 import { toRecord } from '../people/people-service.ts';
 import { findPeopleByIds, findPerson } from '../people/repo.ts';
@@ -88,48 +90,36 @@ const CURSOR = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6})\|(\d{1,15})$/;
 export const encodeCursor = (k: PageKey): string =>
   Buffer.from(`${k.createdAt}|${k.id}`).toString('base64url');
 
+const badCursor = () =>
+  validationError([{ field: 'cursor', message: 'is not a cursor this API gave (use nextCursor as given)' }]);
+
+/** The text of a cursor this API gave (base64url) matched against `form`, else a 400 naming it. */
+function cursorMatch(cursor: string, form: RegExp): RegExpExecArray {
+  const text = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
+  const m = form.exec(text);
+  if (!m) throw badCursor();
+  return m;
+}
+
 function decodeCursor(cursor: string | undefined): PageKey | null {
   if (cursor === undefined) return null;
-  const text = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
-  const m = CURSOR.exec(text);
-  const [y, mo, d] = (m?.[1] ?? '').slice(0, 10).split('-').map(Number) as [number, number, number];
-  if (!m || !isRealDate(y, mo, d)) {
-    throw validationError([
-      { field: 'cursor', message: 'is not a cursor this API gave (use nextCursor as given)' },
-    ]);
-  }
+  const m = cursorMatch(cursor, CURSOR);
+  const [y, mo, d] = m[1]!.slice(0, 10).split('-').map(Number) as [number, number, number];
+  // A real calendar date too: PostgreSQL would fail on 2026-13-40.
+  if (!isRealDate(y, mo, d)) throw badCursor();
   return { createdAt: m[1]!, id: Number(m[2]) };
 }
 
 const idCursor = (id: number) => Buffer.from(`d|${id}`).toString('base64url');
-function decodeIdCursor(cursor: string | undefined): number {
-  if (cursor === undefined) return 0;
-  const m = /^d\|(\d{1,15})$/.exec(
-    /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString() : '',
-  );
-  if (!m)
-    throw validationError([
-      { field: 'cursor', message: 'is not a cursor this API gave (use nextCursor as given)' },
-    ]);
-  return Number(m[1]);
-}
+const decodeIdCursor = (cursor: string | undefined): number =>
+  cursor === undefined ? 0 : Number(cursorMatch(cursor, /^d\|(\d{1,15})$/)[1]);
 
 // ---------------------------------------------------------------------------------------------
 // Payments
 
-const personName = (
-  p: {
-    firstName: string | null;
-    lastName: string | null;
-    firstNameHebrew: string | null;
-    lastNameHebrew: string | null;
-  } | null,
-) =>
-  p
-    ? [p.firstName, p.lastName].filter(Boolean).join(' ') ||
-      [p.firstNameHebrew, p.lastNameHebrew].filter(Boolean).join(' ') ||
-      null
-    : null;
+/** A party's name for reports: null when there is no party or no name. */
+const nameOf = (p: Parameters<typeof personName>[0] | null): string | null =>
+  p ? personName(p) || null : null;
 
 export function toSummary(r: PaymentRow): PaymentSummary {
   return {
@@ -142,9 +132,9 @@ export function toSummary(r: PaymentRow): PaymentSummary {
     createdAt: r.createdAt.toISOString(),
     processedAt: r.processedAt.toISOString(),
     donorId: r.donor?.accountNum ?? null,
-    donorName: r.isAnonymous ? null : personName(r.donor),
+    donorName: r.isAnonymous ? null : nameOf(r.donor),
     collectorId: r.collector?.accountNum ?? null,
-    collectorName: personName(r.collector),
+    collectorName: nameOf(r.collector),
     campaignNumber: r.campaignNumber,
     reasonNumbers: r.reasonNumbers,
     scheduleNum: r.scheduleNum,
@@ -166,19 +156,19 @@ interface Filtered {
 
 async function paymentFilter(deps: Deps, caller: Caller, q: PaymentListQuery): Promise<Filtered> {
   checkOrg(caller, q);
-  const minMinor = q.minAmount === undefined ? null : Math.round(Number(q.minAmount) * 100);
-  const maxMinor = q.maxAmount === undefined ? null : Math.round(Number(q.maxAmount) * 100);
+  const minMinor = q.minAmount === undefined ? null : toMinorUnits(Number(q.minAmount));
+  const maxMinor = q.maxAmount === undefined ? null : toMinorUnits(Number(q.maxAmount));
   if (minMinor !== null && maxMinor !== null && minMinor > maxMinor) {
     throw validationError([{ field: 'maxAmount', message: 'must be at least minAmount' }]);
   }
   const after = decodeCursor(q.cursor);
-  await checkedRange(deps, caller, q.from, q.to);
+  const range = await checkedRange(deps, caller, q.from, q.to);
   const q2 = q.q?.trim();
   return {
     after,
     filter: {
-      from: q.from ?? null,
-      to: q.to ?? null,
+      from: range.from,
+      to: range.to,
       status: q.status ?? null,
       method: q.method ?? null,
       currency: q.currency ?? null,
@@ -198,7 +188,7 @@ async function paymentFilter(deps: Deps, caller: Caller, q: PaymentListQuery): P
 
 export async function listPayments(deps: Deps, caller: Caller, q: PaymentListQuery): Promise<PaymentList> {
   const { filter, after } = await paymentFilter(deps, caller, q);
-  const rows = await listPaymentRows(deps.db, caller.org.id, tzOf(caller), filter, after, q.limit + 1);
+  const rows = await listPaymentRows(deps.db, caller.org.id, filter, after, q.limit + 1);
   const page = rows.slice(0, q.limit);
   const last = page.at(-1);
   return {
@@ -214,11 +204,11 @@ const CSV_COLUMNS: [string, (r: PaymentRow) => string | number | null][] = [
   ['receiptNum', (r) => r.receiptNum],
   ['createdAt', (r) => r.createdAt.toISOString()],
   ['status', (r) => r.status],
-  ['amount', (r) => (r.amountMinor / 100).toFixed(2)],
+  ['amount', (r) => money(r.amountMinor)],
   ['currency', (r) => r.currency],
   ['paymentMethod', (r) => r.method],
   ['donorId', (r) => r.donor?.accountNum ?? null],
-  ['donorName', (r) => (r.isAnonymous ? null : personName(r.donor))],
+  ['donorName', (r) => (r.isAnonymous ? null : nameOf(r.donor))],
   [
     'donorNameHebrew',
     (r) =>
@@ -227,7 +217,7 @@ const CSV_COLUMNS: [string, (r: PaymentRow) => string | number | null][] = [
         : [r.donor.firstNameHebrew, r.donor.lastNameHebrew].filter(Boolean).join(' ') || null,
   ],
   ['collectorId', (r) => r.collector?.accountNum ?? null],
-  ['collectorName', (r) => personName(r.collector)],
+  ['collectorName', (r) => nameOf(r.collector)],
   ['campaignNumber', (r) => r.campaignNumber],
   ['campaignName', (r) => r.campaignName],
   ['reasonNumbers', (r) => r.reasonNumbers.join(' ')],
@@ -264,12 +254,11 @@ export async function paymentsCsv(
 ): Promise<AsyncGenerator<string>> {
   const { filter, after: start } = await paymentFilter(deps, caller, q);
   const orgId = caller.org.id;
-  const tz = tzOf(caller);
   async function* lines() {
     yield `\uFEFF${CSV_COLUMNS.map(([name]) => name).join(',')}\r\n`;
     let after = start;
     for (;;) {
-      const rows = await listPaymentRows(deps.db, orgId, tz, filter, after, CSV_PAGE);
+      const rows = await listPaymentRows(deps.db, orgId, filter, after, CSV_PAGE);
       if (rows.length === 0) return;
       yield rows.map((r) => `${CSV_COLUMNS.map(([, get]) => csvField(get(r))).join(',')}\r\n`).join('');
       if (rows.length < CSV_PAGE) return;
@@ -424,7 +413,7 @@ export async function getDonor(
   const tz = tzOf(caller);
   const [years, payments, schedules] = await Promise.all([
     donorYearTotals(deps.db, caller.org.id, donor.id, tz),
-    listPaymentRows(deps.db, caller.org.id, tz, { ...NO_FILTER, donorId: donor.accountNum }, null, 50),
+    listPaymentRows(deps.db, caller.org.id, { ...NO_FILTER, donorId: donor.accountNum }, null, 50),
     listScheduleSummaries(deps.db, caller.org.id, { donorAccount: donor.accountNum, limit: 500 }),
   ]);
   return {
