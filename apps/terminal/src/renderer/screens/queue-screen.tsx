@@ -12,6 +12,7 @@ import { useTranslation } from 'react-i18next';
 import { useServices } from '../app-context.ts';
 import { Field } from '../components/field.tsx';
 import { PinGate, pinRefusal, useManagerPin } from '../components/pin-gate.tsx';
+import { printLines } from '../components/print.ts';
 import { isBeingConfirmed } from '../data/being-confirmed.ts';
 import type { DiscardRecord } from '../data/outbox-repo.ts';
 import { type OutboxItem, OutboxRefusal } from '../data/terminal-data.ts';
@@ -220,15 +221,22 @@ export function QueueScreen() {
       </div>
       {/* A message about an open form (a wrong PIN) is shown in its row, next to the form. */}
       {message && !(action && shown.some((i) => i.id === action.id)) ? (
-        <p
-          className={message.ok ? 'note' : 'field-error'}
-          role={message.ok ? 'status' : 'alert'}
-          data-testid="queue-message"
-        >
-          {message.text}
-        </p>
+        <QueueMessage message={message} />
       ) : null}
     </section>
+  );
+}
+
+/** What the last action on the queue came to (a wrong PIN, a retry queued, a receipt printed). */
+function QueueMessage({ message }: { message: { text: string; ok?: boolean } }) {
+  return (
+    <p
+      className={message.ok ? 'note' : 'field-error'}
+      role={message.ok ? 'status' : 'alert'}
+      data-testid="queue-message"
+    >
+      {message.text}
+    </p>
   );
 }
 
@@ -263,16 +271,9 @@ function QueueRow({
   const settings = useTerminal((s) => s.settings);
   const reprint = async () => {
     if (!settings) return;
-    try {
-      const r = await bridge.printReceipt({
-        title: t('receipt.title', { org: settings.orgName }),
-        lines: [t('receipt.copy'), ...receiptLines(i, emptyDraft(), settings, t, lang)],
-        direction: lang === 'he' ? 'rtl' : 'ltr',
-      });
-      onMessage({ text: r.printed ? t('result.printed') : t('result.notPrinted'), ok: r.printed });
-    } catch {
-      onMessage({ text: t('result.notPrinted') });
-    }
+    const lines = [t('receipt.copy'), ...receiptLines(i, emptyDraft(), settings, t, lang)];
+    const r = await printLines(bridge, t, lang, t('receipt.title', { org: settings.orgName }), lines);
+    onMessage({ text: r.note, ok: r.printed });
   };
   const unsent = i.state === 'queued' || i.state === 'sending';
   // The server is finding out from the card processor: not an error, and never to be taken again.
@@ -383,15 +384,7 @@ function QueueRow({
       {action?.kind === 'reenter' ? (
         <ReenterForm item={i} onClose={() => onAction(null)} onMessage={onMessage} />
       ) : null}
-      {message ? (
-        <p
-          className={message.ok ? 'note' : 'field-error'}
-          role={message.ok ? 'status' : 'alert'}
-          data-testid="queue-message"
-        >
-          {message.text}
-        </p>
-      ) : null}
+      {message ? <QueueMessage message={message} /> : null}
     </li>
   );
 }

@@ -9,6 +9,7 @@ import type { TFunction } from 'i18next';
 import { type ReactNode, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app-context.ts';
+import { printLines } from '../components/print.ts';
 import { isBeingConfirmed } from '../data/being-confirmed.ts';
 import type { OutboxItem } from '../data/terminal-data.ts';
 import { dateTime, money } from '../format/format.ts';
@@ -107,16 +108,8 @@ export function ResultScreen({ onDone }: { onDone?: () => void }) {
 
   async function print() {
     setPrintNote(null);
-    try {
-      const r = await bridge.printReceipt({
-        title: t('receipt.title', { org: settings?.orgName ?? '' }),
-        lines,
-        direction: lang === 'he' ? 'rtl' : 'ltr',
-      });
-      setPrintNote(r.printed ? t('result.printed') : t('result.notPrinted'));
-    } catch {
-      setPrintNote(t('result.notPrinted'));
-    }
+    const title = t('receipt.title', { org: settings?.orgName ?? '' });
+    setPrintNote((await printLines(bridge, t, lang, title, lines)).note);
   }
 
   let heading: ReactNode;

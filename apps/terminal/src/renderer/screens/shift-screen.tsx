@@ -10,6 +10,7 @@ import { useTranslation } from 'react-i18next';
 import { useServices } from '../app-context.ts';
 import { Field } from '../components/field.tsx';
 import { PinGate } from '../components/pin-gate.tsx';
+import { printLines } from '../components/print.ts';
 import type { ShiftClose, ShiftSummary } from '../data/shift.ts';
 import { dateTime, money } from '../format/format.ts';
 import { methodName } from '../format/method-name.ts';
@@ -112,16 +113,7 @@ export function ShiftScreen() {
       ...(closed?.closedBy ? [t('shift.closedBy', { name: closed.closedBy })] : []),
       ...shiftLines(shown.totals, t, lang),
     ];
-    try {
-      const r = await bridge.printReceipt({
-        title: t('shift.title'),
-        lines,
-        direction: lang === 'he' ? 'rtl' : 'ltr',
-      });
-      setNote(r.printed ? t('result.printed') : t('result.notPrinted'));
-    } catch {
-      setNote(t('result.notPrinted'));
-    }
+    setNote((await printLines(bridge, t, lang, t('shift.title'), lines)).note);
   }
 
   async function close() {
