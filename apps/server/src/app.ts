@@ -22,6 +22,7 @@ import { finishDocument } from './http/openapi-document.ts';
 import { tokenBuckets } from './http/rate-limit.ts';
 import { paymentRoutes } from './payments/routes.ts';
 import { peopleRoutes } from './people/routes.ts';
+import { receiptRoutes } from './receipts/routes.ts';
 import { reportRoutes } from './reports/routes.ts';
 import { scheduleRoutes } from './schedules/routes.ts';
 import { bindKeyEncryption } from './secrets/server-kek.ts';
@@ -145,6 +146,7 @@ export function createApp(deps: Deps, opts: AppOptions) {
   app.route('/', catalogRoutes(buckets));
   app.route('/', deviceRoutes(buckets));
   app.route('/', reportRoutes(buckets));
+  app.route('/', receiptRoutes(buckets));
   if (opts.terminalDir) app.route('/', terminalRoutes(opts.terminalDir));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'SourceGuid', {

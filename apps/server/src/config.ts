@@ -114,6 +114,27 @@ const env = z.object({
     .enum(['0', '1', 'true', 'false', ''])
     .default('1')
     .transform((v) => v !== '0' && v !== 'false'),
+  /**
+   * Where receipt e-mails are sent: `smtp://user:pass@host:587` (STARTTLS when offered) or
+   * `smtps://…:465`. Unset: no e-mail leaves this instance; receipts are still made and queued,
+   * and can be downloaded.
+   */
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  /** The From of receipt e-mails, e.g. `"Kupah receipts" <receipts@example.org>`. */
+  RECEIPTS_FROM: z.string().trim().min(3).optional(),
+  /** 0 disables this instance's receipt mailer (another instance sends). */
+  RECEIPT_MAILER: z
+    .enum(['0', '1', 'true', 'false', ''])
+    .default('1')
+    .transform((v) => v !== '0' && v !== 'false'),
+  /** How long a claimed receipt e-mail is leased before another instance may send it (after a crash). */
+  RECEIPT_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(120_000),
+  /** First retry delay of a receipt e-mail; doubled each attempt (tests make it short). */
+  RECEIPT_RETRY_MS: z.coerce.number().int().min(10).max(3_600_000).default(60_000),
 });
 
 export type Config = z.infer<typeof env> & { dataDir: string };
@@ -160,6 +181,9 @@ function crossChecks(c: z.infer<typeof env>, source: NodeJS.ProcessEnv): string[
         'ADMIN_ALLOW_REMOTE=1 needs TLS_CERT_FILE and TLS_KEY_FILE (the admin token must not cross a network in clear)',
       );
     }
+  }
+  if (c.SMTP_URL !== undefined && c.RECEIPTS_FROM === undefined) {
+    problems.push('SMTP_URL needs RECEIPTS_FROM (the From address of receipt e-mails)');
   }
   if (c.ADMIN_TLS && c.TLS_CERT_FILE === undefined) {
     problems.push('ADMIN_TLS=1 needs TLS_CERT_FILE and TLS_KEY_FILE');

@@ -25,6 +25,7 @@ import { purgeFullBuckets } from './http/rate-limit.ts';
 import { purgeKeys } from './idempotency/repo.ts';
 import { countOrgs } from './orgs/repo.ts';
 import { paymentRecovery } from './payments/recovery.ts';
+import { receiptMailer } from './receipts/mailer.ts';
 import { recurringScheduler } from './schedules/scheduler.ts';
 import { sealClearSecrets } from './secrets/at-rest.ts';
 import { loadKeyEncryptionKey } from './secrets/key-encryption.ts';
@@ -164,6 +165,18 @@ async function main() {
   if (config.SCHEDULER) scheduler.start();
   const recovery = paymentRecovery(deps, { pollMs: config.RECOVERY_POLL_MS });
   if (config.RECOVERY) recovery.start();
+  // Receipt e-mails: without SMTP_URL none leaves this instance (they wait, and can be downloaded).
+  const mailer =
+    config.SMTP_URL && config.RECEIPTS_FROM
+      ? receiptMailer(deps, {
+          smtpUrl: config.SMTP_URL,
+          from: config.RECEIPTS_FROM,
+          leaseMs: config.RECEIPT_LEASE_MS,
+          retryMs: config.RECEIPT_RETRY_MS,
+        })
+      : null;
+  if (mailer && config.RECEIPT_MAILER) await mailer.start();
+  else logger.info('receipt e-mails are not sent by this instance (SMTP_URL unset or RECEIPT_MAILER=0)');
 
   let ready = true;
   const terminalDir =
@@ -240,6 +253,7 @@ async function main() {
       await scheduler.stop().catch(() => {});
       await recovery.stop().catch(() => {});
       await dispatcher.stop().catch(() => {});
+      await mailer?.stop().catch(() => {});
       await db.close().catch(() => {});
       logger.info('stopped');
       process.exit(0);

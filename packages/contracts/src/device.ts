@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { CURRENCIES, guid, isGuid, optText, SCHEDULE_HANDLING_MODES, str, utcDateTime } from './common.ts';
 import { ERROR_CODES, fieldError } from './errors.ts';
+import { deviceReceiptSettings, RECEIPT_LANGUAGES, receiptEmail } from './receipts.ts';
 
 const b64url = (max: number) =>
   z
@@ -141,6 +142,12 @@ export const deviceSettings = z.object({
   providerNames: z.record(z.string(), z.string()).optional(),
   /** The organisation's kiosk look: a colour (#rrggbb) and a logo (data: URL). */
   brand: z.object({ color: z.string().optional(), logo: z.string().optional() }).optional(),
+  /**
+   * The organisation's receipt details (legal name, address, tax id, tax statement per language),
+   * so a printed receipt says what the e-mailed one says, offline too. Absent from servers before
+   * receipts.
+   */
+  receipts: deviceReceiptSettings.optional(),
 });
 export type DeviceSettings = z.infer<typeof deviceSettings>;
 
@@ -303,6 +310,14 @@ export const syncOperation = z.strictObject({
    */
   offline: z.boolean().optional(),
   sealed: sealedBox.nullish(),
+  /**
+   * charge and schedule only: e-mail the receipt here once the payment succeeds (the donor typed it
+   * on the result screen, also for an anonymous donation). Used to deliver the receipt only: it is
+   * not saved on a donor record. Not bound in the sealed box (it may be added after sealing).
+   */
+  receiptEmail: receiptEmail().nullish(),
+  /** The receipt's language (the language the donor used on the terminal); absent: the server's choice. */
+  receiptLanguage: z.enum(RECEIPT_LANGUAGES).nullish(),
 });
 export type SyncOperation = z.infer<typeof syncOperation>;
 

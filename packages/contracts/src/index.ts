@@ -3,5 +3,6 @@ export * from './common.ts';
 export * from './device.ts';
 export * from './errors.ts';
 export * from './external.ts';
+export * from './receipts.ts';
 export * from './reports.ts';
 export * from './webhooks.ts';

@@ -118,7 +118,8 @@ export interface SettingsPatch {
   currencies?: Currency[] | undefined;
   webhooks?: Partial<Record<WebhookKind, string | null>> | undefined;
   settings?:
-    | (Partial<Omit<OrgSettings, 'terminal'>> & {
+    | (Partial<Omit<OrgSettings, 'terminal' | 'receipts'>> & {
+        receipts?: ReceiptsPatch | undefined;
         terminal?: {
           presetsMinor?: number[] | undefined;
           coverFeePercent?: number | undefined;
@@ -129,6 +130,23 @@ export interface SettingsPatch {
         };
       })
     | undefined;
+}
+
+/** Receipt settings: a value sets, null removes, absent keeps. */
+export type ReceiptsPatch = {
+  [K in keyof OrgSettings['receipts']]?: OrgSettings['receipts'][K] | null | undefined;
+};
+
+function mergeReceipts(
+  current: OrgSettings['receipts'],
+  patch: ReceiptsPatch | undefined,
+): OrgSettings['receipts'] {
+  const out: Record<string, unknown> = { ...current };
+  for (const [key, v] of Object.entries(patch ?? {})) {
+    if (v === null) delete out[key];
+    else if (v !== undefined) out[key] = v;
+  }
+  return out as OrgSettings['receipts'];
 }
 
 /** A Standard Webhooks secret: `whsec_` + base64 of 24 random bytes. */
@@ -173,6 +191,7 @@ export async function updateSettings(db: Db, orgGuid: string, patch: SettingsPat
     const settings = {
       ...org.settings,
       ...patch.settings,
+      receipts: mergeReceipts(org.settings.receipts, patch.settings?.receipts),
       terminal: {
         presetsMinor: terminalPatch?.presetsMinor ?? org.settings.terminal.presetsMinor,
         coverFeePercent: terminalPatch?.coverFeePercent ?? org.settings.terminal.coverFeePercent,

@@ -13,7 +13,14 @@ import { listKeys, retireKey, rotateKey } from '../devices/envelope-keys.ts';
 import { GATEWAY_PROVIDERS } from '../gateway/registry.ts';
 import type { AppEnv } from '../http/env.ts';
 import { ApiError, fromZod, validationError } from '../http/errors.ts';
-import { BRAND_COLOR, BRAND_LOGO, CHARITY_PROVIDER_IDS, isValidTimeZone } from '../orgs/settings.ts';
+import {
+  BRAND_COLOR,
+  BRAND_LOGO,
+  CHARITY_PROVIDER_IDS,
+  isValidTimeZone,
+  RECEIPT_STATEMENT,
+  RECEIPT_TEXT,
+} from '../orgs/settings.ts';
 import { insecureWebhookUrl } from '../webhooks/sender.ts';
 import {
   adminEvents,
@@ -88,6 +95,18 @@ export const settingsPatch = z
           .object({ color: BRAND_COLOR.nullable().optional(), logo: BRAND_LOGO.nullable().optional() })
           .strict()
           .optional(),
+      })
+      .strict()
+      .optional(),
+    /** Tax receipts: the legal details, on/off, the tax statement per language; null removes one. */
+    receipts: z
+      .object({
+        enabled: z.boolean().nullable().optional(),
+        legalName: RECEIPT_TEXT.nullable().optional(),
+        address: RECEIPT_STATEMENT.nullable().optional(),
+        taxId: RECEIPT_TEXT.pipe(z.string().max(64)).nullable().optional(),
+        statementEn: RECEIPT_STATEMENT.nullable().optional(),
+        statementHe: RECEIPT_STATEMENT.nullable().optional(),
       })
       .strict()
       .optional(),

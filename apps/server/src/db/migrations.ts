@@ -650,6 +650,45 @@ CREATE INDEX device_shifts_org ON device_shifts (org_id, closed_at DESC);
 CREATE INDEX device_shifts_device ON device_shifts (device_id, closed_at DESC);
 `,
   },
+  {
+    version: 14,
+    name: 'receipt e-mails',
+    sql: `
+-- Each e-mail of a receipt (or correction, copy, year-end statement) to one address: written in
+-- the transaction that records the payment (or void), sent by the receipt mailer of any instance
+-- (claimed with FOR UPDATE SKIP LOCKED, leased by moving next_attempt_at), retried with back-off.
+-- message_id is fixed when the row is written: a resend after a crash carries the same Message-ID.
+-- The address is kept here only to deliver (and correct) the receipt, never on a donor record.
+CREATE TABLE receipt_deliveries (
+  id bigserial PRIMARY KEY,
+  org_id bigint NOT NULL REFERENCES orgs(id),
+  payment_id bigint REFERENCES payments(id),
+  donor_id bigint REFERENCES donors(id),
+  year int,
+  kind text NOT NULL CHECK (kind IN ('receipt', 'correction', 'copy', 'annual')),
+  to_address text NOT NULL,
+  language text NOT NULL CHECK (language IN ('en', 'he')),
+  status text NOT NULL CHECK (status IN ('pending', 'sent', 'bounced', 'failed')),
+  attempts int NOT NULL DEFAULT 0,
+  next_attempt_at timestamptz NOT NULL,
+  message_id text NOT NULL UNIQUE,
+  last_error text,
+  smtp_response text,
+  created_at timestamptz NOT NULL,
+  sent_at timestamptz,
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  CHECK ((kind = 'annual') = (payment_id IS NULL)),
+  CHECK ((kind = 'annual') = (donor_id IS NOT NULL AND year IS NOT NULL))
+);
+-- Once per receipt, kind and address; a copy waits at most once per address; a statement once per donor and year.
+CREATE UNIQUE INDEX receipt_deliveries_once ON receipt_deliveries (payment_id, kind, lower(to_address)) WHERE kind IN ('receipt', 'correction');
+CREATE UNIQUE INDEX receipt_deliveries_copy ON receipt_deliveries (payment_id, lower(to_address)) WHERE kind = 'copy' AND status = 'pending';
+CREATE UNIQUE INDEX receipt_deliveries_annual ON receipt_deliveries (donor_id, year, lower(to_address)) WHERE kind = 'annual';
+CREATE INDEX receipt_deliveries_due ON receipt_deliveries (next_attempt_at) WHERE status = 'pending';
+CREATE INDEX receipt_deliveries_org ON receipt_deliveries (org_id, created_at DESC, id DESC);
+CREATE INDEX receipt_deliveries_payment ON receipt_deliveries (payment_id) WHERE payment_id IS NOT NULL;
+`,
+  },
 ];
 
 const LOCK_ID = 727_172_001;

@@ -45,6 +45,7 @@ import type { Org } from '../orgs/repo.ts';
 import { charge, voidPayment } from '../payments/payment-service.ts';
 import { newContactKey, personForDevice } from '../people/contact-mask.ts';
 import { saveDonorOnce } from '../people/people-service.ts';
+import { deviceReceiptSettingsOf, queueDeviceReceipt, type ReceiptAsk } from '../receipts/receipt-service.ts';
 import { schedulePayment } from '../schedules/schedule-service.ts';
 import { currentEnvelopeKey, envelopeOpener, signingPublicKey } from './envelope-keys.ts';
 import {
@@ -203,6 +204,7 @@ function settingsFor(org: Org, device: { name: string; sandbox: boolean }): Devi
     coverFeePercent: s.terminal.coverFeePercent,
     providerNames: s.terminal.providerNames,
     brand: s.terminal.brand,
+    receipts: deviceReceiptSettingsOf(org),
   };
 }
 
@@ -688,16 +690,45 @@ async function checkOfflineLimits(deps: Deps, ctx: DeviceContext, op: SyncOperat
 
 async function execute(deps: Deps, ctx: DeviceContext, op: SyncOperation, ready: Ready): Promise<OpResult> {
   const { caller } = ctx;
+  // The receipt goes where the donor asked on the device (written with the payment when it succeeds).
+  const receipt = op.receiptEmail ? { email: op.receiptEmail, language: op.receiptLanguage ?? null } : null;
   switch (ready.kind) {
     case 'charge':
-      return resultOf(op, await charge(deps, caller, ready.command, ready.hash));
+      return withReceipt(
+        deps,
+        caller,
+        receipt,
+        resultOf(op, await charge(deps, caller, ready.command, ready.hash, receipt)),
+      );
     case 'schedule':
-      return resultOf(op, await schedulePayment(deps, caller, ready.command, ready.hash));
+      return withReceipt(
+        deps,
+        caller,
+        receipt,
+        resultOf(op, await schedulePayment(deps, caller, ready.command, ready.hash, receipt)),
+      );
     case 'saveDonor':
       return resultOf(op, await saveDonorOnce(deps, caller, ready.command, op.opId, ready.hash));
     case 'void':
       return resultOf(op, await voidPayment(deps, caller, ready.command));
   }
+}
+
+/**
+ * A replayed operation (answered before, or recorded by recovery) may carry an address its first
+ * push did not: its receipt is queued now, once (the same receipt to the same address is not
+ * queued twice).
+ */
+async function withReceipt(
+  deps: Deps,
+  caller: DeviceContext['caller'],
+  receipt: ReceiptAsk | null,
+  result: OpResult,
+): Promise<OpResult> {
+  if (receipt && result.status === 'Success' && result.receiptNum) {
+    await queueDeviceReceipt(deps, caller, result.receiptNum, receipt);
+  }
+  return result;
 }
 
 /** The operation's error answer for a refusal or a failure. */

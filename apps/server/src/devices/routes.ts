@@ -6,6 +6,7 @@
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import {
+  deviceReceiptSendRequest,
   ERROR_CODES,
   MAX_PUSH_OPERATIONS,
   pairRequest,
@@ -14,6 +15,7 @@ import {
   pullResponse,
   pushRequest,
   pushResponse,
+  receiptSendResponse,
   shiftCloseRequest,
   shiftCloseResponse,
 } from '@kupah/contracts';
@@ -23,6 +25,7 @@ import type { AppEnv } from '../http/env.ts';
 import { ApiError } from '../http/errors.ts';
 import { ERROR_RESPONSES, jsonBody, jsonOk, validBody } from '../http/openapi.ts';
 import { type TokenBuckets, takeOrRefuse } from '../http/rate-limit.ts';
+import { deviceSendReceipt } from '../receipts/receipt-service.ts';
 import { closeShift, type DeviceContext, deviceOf, pairDevice, pull, push } from './device-service.ts';
 
 type DeviceEnv = AppEnv & { Variables: { device: DeviceContext } };
@@ -156,7 +159,28 @@ export function deviceRoutes(buckets: TokenBuckets) {
     request: jsonBody(shiftCloseRequest, 'The shift and its totals on the device'),
     responses: { ...jsonOk(shiftCloseResponse, 'Recorded, with the server totals'), ...ERROR_RESPONSES },
   });
+  const receiptRoute = createRoute({
+    method: 'post',
+    path: '/v1/Device/Receipt/Send',
+    tags: ['Device sync'],
+    summary: 'E-mail the receipt of a payment this device took',
+    description:
+      "Queues the receipt of a payment taken on this device to the address the donor gave (the donor's record is " +
+      'not changed). A payment of another device, or one without a receipt (declined, failed, pending), is a 404. ' +
+      'While a copy to the same address still waits, sending again answers that one. 409 INVALID_STATE when ' +
+      'the organisation has receipts off (settings.receipts.enabled false).',
+    security: [{ SourceGuid: [] }],
+    middleware: [authenticateDevice(buckets)] as const,
+    request: jsonBody(deviceReceiptSendRequest, '{ receiptNum, email, language? }'),
+    responses: { ...jsonOk(receiptSendResponse, 'Queued'), ...ERROR_RESPONSES },
+  });
   return new OpenAPIHono<DeviceEnv>()
+    .openapi(receiptRoute, async (c) =>
+      c.json(
+        await deviceSendReceipt(c.var.deps, c.var.device.caller, validBody(c.req, deviceReceiptSendRequest)),
+        200,
+      ),
+    )
     .openapi(shiftRoute, async (c) =>
       c.json(await closeShift(c.var.deps, c.var.device, validBody(c.req, shiftCloseRequest)), 200),
     )

@@ -35,6 +35,7 @@ describe('typed client against the real server', () => {
     await h.admin('PATCH', `/orgs/${h.org.orgGuid}/settings`, {
       scheduleMode: 'Internal',
       rateLimit: { perSecond: 100_000, burst: 100_000 },
+      receipts: { legalName: 'Test Org Inc.', taxId: '12-3456789' },
     });
     base = await h.listen();
     api = createKupahClient({ baseUrl: base, apiKey: h.org.apiKey, fetch: recording });
@@ -173,6 +174,33 @@ describe('typed client against the real server', () => {
       params: { path: { accountNum: donorId } },
     });
     expect(history.data?.payments).toHaveLength(1);
+
+    // Receipts: the PDF, a copy by e-mail, the deliveries, a year-end statement, a device's copy.
+    const pdf = await api.GET('/v1/External/Payments/{receiptNum}/Receipt', {
+      params: { path: { receiptNum } },
+      parseAs: 'arrayBuffer',
+    });
+    expect(
+      Buffer.from(pdf.data as ArrayBuffer)
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
+    const copy = await api.POST('/v1/External/Payments/{receiptNum}/Receipt/Send', {
+      params: { path: { receiptNum } },
+      body: { orgGuid: org, email: 'donor@example.org' },
+    });
+    expect(copy.data?.delivery.kind).toBe('copy');
+    const sent = await api.GET('/v1/External/Receipts', { params: { query: { limit: 10 } } });
+    expect(sent.data?.deliveries.map((d) => d.deliveryId)).toContain(copy.data!.delivery.deliveryId);
+    const statement = await api.GET('/v1/External/Donors/{accountNum}/Statements/{year}', {
+      params: { path: { accountNum: donorId, year: 2026 } },
+      parseAs: 'arrayBuffer',
+    });
+    expect(statement.response.headers.get('content-type')).toBe('application/pdf');
+    const deviceCopy = await device.POST('/v1/Device/Receipt/Send', {
+      body: { receiptNum: pushed.data!.results[0]!.receiptNum!, email: 'walkin@example.org' },
+    });
+    expect(deviceCopy.data?.delivery.status).toBe('pending');
 
     // A typed error answer.
     const bad = await api.GET('/v1/External/Payments', { params: { query: { limit: 0 } } });

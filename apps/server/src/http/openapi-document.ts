@@ -30,6 +30,11 @@ export const OPERATION_IDS: Record<string, string> = {
   'get /v1/External/Reports/Totals': 'getTotals',
   'get /v1/External/Donors': 'searchDonors',
   'get /v1/External/Donors/{accountNum}': 'getDonor',
+  'get /v1/External/Payments/{receiptNum}/Receipt': 'getReceipt',
+  'post /v1/External/Payments/{receiptNum}/Receipt/Send': 'sendReceipt',
+  'get /v1/External/Receipts': 'listReceiptDeliveries',
+  'get /v1/External/Donors/{accountNum}/Statements/{year}': 'getYearEndStatement',
+  'post /v1/Device/Receipt/Send': 'sendDeviceReceipt',
 };
 
 /** The operations' tags, described (the document lists every tag an operation uses). */
@@ -40,6 +45,7 @@ export const TAGS: Record<string, string> = {
   'Reasons and campaigns': 'Create or update reasons and campaigns (SaveReason, SaveCampaign).',
   Reports: 'Read API for reporting and reconciliation: payments, totals, donors (API key).',
   'Device sync': 'Pairing, pushing queued operations and pulling reference data (terminals).',
+  Receipts: 'Tax receipts and year-end statements: PDF downloads, e-mailed copies, delivery state (API key).',
 };
 
 type Json = Record<string, unknown>;

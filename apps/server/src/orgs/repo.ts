@@ -61,6 +61,11 @@ export async function findOrgByGuid(
   return row ? toOrg(row) : null;
 }
 
+export async function findOrgById(sql: Sql, id: number): Promise<Org | null> {
+  const [row] = await sql.query<OrgRow>(`SELECT ${ORG_COLUMNS} FROM orgs WHERE id = $1`, [id]);
+  return row ? toOrg(row) : null;
+}
+
 export async function updateOrg(
   sql: Sql,
   orgId: number,

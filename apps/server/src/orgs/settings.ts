@@ -7,6 +7,25 @@ export const BRAND_LOGO = z
     /^data:image\/(png|jpeg|webp|svg\+xml);base64,[A-Za-z0-9+/]+=*$/,
     'must be a data:image/png, jpeg, webp or svg+xml;base64 URL',
   );
+/** Characters that would reorder or hide receipt text (bidi controls); and C0 controls but tab/newline. */
+const hasControl = (s: string, newlines: boolean): boolean =>
+  [...s].some((ch) => {
+    const c = ch.codePointAt(0)!;
+    if (c < 0x20) return !(newlines && (c === 0x0a || c === 0x0d || c === 0x09));
+    return c === 0x7f || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+  });
+/** A line of a receipt (the legal name): no control characters. */
+export const RECEIPT_TEXT = z
+  .string()
+  .min(1)
+  .max(256)
+  .refine((s) => !hasControl(s, false), 'must be one line without control characters');
+/** A tax statement template or an address: lines of text, `{legalName}` and `{taxId}` filled in. */
+export const RECEIPT_STATEMENT = z
+  .string()
+  .min(1)
+  .max(2000)
+  .refine((s) => !hasControl(s, true), 'must be text without control characters');
 export const CHARITY_PROVIDER_IDS = ['Provider_1', 'Provider_2', 'Provider_3', 'Provider_4'] as const;
 
 import { CURRENCIES, SCHEDULE_HANDLING_MODES } from '@kupah/contracts';
@@ -75,6 +94,22 @@ export const orgSettings = z.object({
       providerNames: {},
       brand: {},
     }),
+  /**
+   * Tax receipts (receipts/): the organisation's legal details as donors' tax authorities want
+   * them, and the tax statement per language (`{legalName}` and `{taxId}` are filled in; absent:
+   * the default wording for a US or an Israeli organisation, by `il`). Receipts are e-mailed once
+   * the legal name and tax id are set, unless `enabled` is false.
+   */
+  receipts: z
+    .object({
+      enabled: z.boolean().optional(),
+      legalName: RECEIPT_TEXT.optional(),
+      address: RECEIPT_STATEMENT.optional(),
+      taxId: z.string().min(1).max(64).optional(),
+      statementEn: RECEIPT_STATEMENT.optional(),
+      statementHe: RECEIPT_STATEMENT.optional(),
+    })
+    .default({}),
 });
 export type OrgSettings = z.infer<typeof orgSettings>;
 

@@ -31,7 +31,7 @@ import type { Gateway, GatewayResult, Instrument } from '../gateway/gateway.ts';
 import type { CallOutcome } from '../gateway/gateway-calls.ts';
 import { ApiError, notFound } from '../http/errors.ts';
 import { claimKey, completeKey, findKeyAnswer, forgetKey } from '../idempotency/repo.ts';
-import type { Org } from '../orgs/repo.ts';
+import { findOrgById, type Org } from '../orgs/repo.ts';
 import {
   type DeviceFacts,
   type PaymentFacts,
@@ -39,6 +39,7 @@ import {
   voidWebhookBody,
 } from '../outbox/payloads.ts';
 import { insertEvent } from '../outbox/repo.ts';
+import { queueCorrections, queueReceipt, type ReceiptAsk } from '../receipts/receipt-service.ts';
 import { deletePendingSchedule, returnInstalment } from '../schedules/repo.ts';
 import type { ScheduleFinish } from '../schedules/schedule-service.ts';
 import { type PreparedInstrument, prepareInstrument } from './instrument.ts';
@@ -138,6 +139,8 @@ export interface PendingContext {
   /** `recurringCharge`: a charge of a recurrence the gateway runs (reported, not sent by us). */
   operation: 'authorize' | 'recurringCharge';
   purpose: PendingPurpose;
+  /** Where the receipt goes when it succeeds, when the request said (a device's donor typed it). */
+  receipt?: ReceiptAsk | null;
 }
 
 export interface PaymentInput {
@@ -161,6 +164,8 @@ export interface PaymentInput {
   recurringRef?: string | null;
   sendWebhook: boolean;
   purpose: PendingPurpose;
+  /** Where to e-mail the receipt (absent: the donor's address, if any). */
+  receipt?: ReceiptAsk | null;
 }
 
 /** A payment claimed in step 1, as steps 2 and 3 (and recovery) need it. */
@@ -221,7 +226,12 @@ export async function claimPayment(
     sandbox: caller.sandbox,
     operation: input.recurringRef ? ('recurringCharge' as const) : ('authorize' as const),
   };
-  const context: PendingContext = { ...partial, facts: base, purpose: input.purpose };
+  const context: PendingContext = {
+    ...partial,
+    facts: base,
+    purpose: input.purpose,
+    ...(input.receipt ? { receipt: input.receipt } : {}),
+  };
   // Card-testing limits, before anything reaches the gateway (an instalment charges a token).
   const fingerprint =
     input.purpose.kind === 'instalment' ? null : await guardCharge(tx, deps, caller, input.instrument);
@@ -363,6 +373,12 @@ export async function recordPayment(
   if (result.status === 'Success' && claimed.context.sendWebhook) {
     await insertEvent(tx, claimed.orgId, 'payment', paymentWebhookBody(facts), deps.now());
   }
+  const receiptTo = claimed.context.receipt?.email ?? facts.donor?.emails.some((e) => e.emailAddress);
+  if (result.status === 'Success' && receiptTo) {
+    // The receipt e-mail, in the same transaction as the payment: sent once it is committed.
+    const org = await findOrgById(tx, claimed.orgId);
+    if (org) await queueReceipt(tx, org, claimed.id, facts.donor, claimed.context.receipt, deps.now());
+  }
   deps.metrics.payments.inc({ status: result.status, method: facts.method });
   return {
     id: claimed.id,
@@ -454,7 +470,8 @@ export async function finishCharge(
     errorMessage: result.message,
   });
   const answer = { key: purpose.uniqueTransactionId, body };
-  const withEvent = result.status === 'Success' && claimed.context.sendWebhook;
+  // A success writes its webhook event and receipt e-mail with it: one transaction.
+  const withEvent = result.status === 'Success';
   const paid = withEvent
     ? await deps.db.transaction((tx) => recordPayment(tx, deps, claimed, result, answer))
     : await recordPayment(deps.db, deps, claimed, result, answer);
@@ -498,6 +515,7 @@ export async function charge(
   caller: Caller,
   cmd: ChargeCommand,
   requestHash: string,
+  receipt: ReceiptAsk | null = null,
 ): Promise<ChargeResponse> {
   assertSameOrg(caller, cmd.orgGuid);
   assertCurrency(caller.org, cmd.currency);
@@ -534,6 +552,7 @@ export async function charge(
         instalmentSeq: null,
         gatewayKey: `${caller.org.guid}:${key}`,
         sendWebhook: webhooksFor(caller),
+        receipt,
         purpose: {
           kind: 'charge',
           uniqueTransactionId: key,
@@ -684,6 +703,7 @@ async function voidWithGateway(
     if (locked?.status !== 'Success') return;
     const at = deps.now().toISOString();
     await markVoided(tx, payment.id, at, reason);
+    await queueCorrections(tx, payment.id, deps.now());
     await insertEvent(
       tx,
       caller.org.id,

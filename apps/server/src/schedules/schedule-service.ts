@@ -40,6 +40,7 @@ import {
   webhooksFor,
 } from '../payments/payment-service.ts';
 import { markVoided } from '../payments/repo.ts';
+import type { ReceiptAsk } from '../receipts/receipt-service.ts';
 import { type CreatedSchedule, scheduleHandlers } from './handling.ts';
 import {
   deletePendingSchedule,
@@ -264,6 +265,7 @@ export async function schedulePayment(
   caller: Caller,
   cmd: ScheduleCommand,
   requestHash: string,
+  receipt: ReceiptAsk | null = null,
 ): Promise<ScheduleResponse> {
   assertSameOrg(caller, cmd.orgGuid);
   assertCurrency(caller.org, cmd.currency);
@@ -407,6 +409,7 @@ export async function schedulePayment(
         // Internal mode: a payment webhook for every instalment the service charges, the first included.
         sendWebhook: webhooksFor(caller) || scheduleMode === 'Internal',
         purpose: { kind: 'schedule', scheduleId: schedule.id, finish },
+        receipt,
       },
       gateway?.name ?? 'None',
     );
