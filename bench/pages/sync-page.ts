@@ -3,7 +3,7 @@
  * IndexedDB, the envelope, the sync loop), exposed to the benchmark driver.
  */
 import type { TerminalBridge } from '@kupah/contracts';
-import { createTerminalData } from '../../apps/terminal/src/renderer/data/create-terminal-data.ts';
+import { createTerminalData } from '@kupah/terminal-core';
 
 const bridge: TerminalBridge = {
   platform: 'web',

@@ -11,6 +11,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { paymentWebhook, type TerminalBridge } from '@kupah/contracts';
+import type { TerminalData } from '@kupah/terminal-core';
+import { createTerminalData } from '@kupah/terminal-core';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -23,8 +25,6 @@ import {
   type ServerProcess,
   startServerProcess,
 } from '../../server/src/testing/server-process.ts';
-import { createTerminalData } from '../src/renderer/data/create-terminal-data.ts';
-import type { TerminalData } from '../src/renderer/data/terminal-data.ts';
 
 const ADMIN = 'sync-faults-admin-token-0123456789';
 

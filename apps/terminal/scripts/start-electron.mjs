@@ -45,9 +45,9 @@ function electronBinary() {
   }
 }
 
-/** Runs `vite build` in the app's folder (with a config file, or the renderer's default). */
-function viteBuild(config) {
-  const args = ['vite', 'build', ...(config ? ['-c', config] : [])];
+/** Runs `vite build` in the app's folder with these arguments (a config file, or the renderer's mode). */
+function viteBuild(...options) {
+  const args = ['vite', 'build', ...options];
   console.log(`> npx ${args.join(' ')}`);
   const result = spawnSync('npx', args, {
     cwd: appDir,
@@ -71,9 +71,10 @@ if (!binary) {
 }
 
 const built = (file) => !rebuild && existsSync(join(appDir, 'dist', file));
-if (!built('renderer/index.html')) viteBuild(null);
-if (!built('main/main.js')) viteBuild('vite.main.config.ts');
-if (!built('preload/preload.cjs')) viteBuild('vite.preload.config.ts');
+// The desktop renderer: the Electron variant of `#platform` (the preload's bridge, no service worker).
+if (!built('renderer-electron/index.html')) viteBuild('--mode', 'electron');
+if (!built('main/main.js')) viteBuild('-c', 'vite.main.config.ts');
+if (!built('preload/preload.cjs')) viteBuild('-c', 'vite.preload.config.ts');
 
 // Electron must run as Electron, not as the Node it embeds.
 const env = { ...process.env };

@@ -2,7 +2,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { appTarget, isAppUrl, isTrustedSender } from './app-origin.ts';
 
-const file = '/opt/Kupah Terminal/resources/app.asar/dist/renderer/index.html';
+const file = '/opt/Kupah Terminal/resources/app.asar/dist/renderer-electron/index.html';
 const fileTarget = appTarget(file, null);
 const devTarget = appTarget(file, 'http://localhost:5173/');
 const own = pathToFileURL(file).href;

@@ -12,6 +12,6 @@ export interface AppPaths {
 export function appPaths(mainDir: string): AppPaths {
   return {
     preload: join(mainDir, '..', 'preload', 'preload.cjs'),
-    rendererFile: join(mainDir, '..', 'renderer', 'index.html'),
+    rendererFile: join(mainDir, '..', 'renderer-electron', 'index.html'),
   };
 }

@@ -12,7 +12,9 @@ import { type BridgeDeps, type IpcHandle, parseRequest, registerBridgeHandlers }
 
 type Listener = (event: SenderEvent, ...args: unknown[]) => Promise<unknown>;
 
-const trusted: SenderEvent = { senderFrame: { url: 'file:///app/dist/renderer/index.html', parent: null } };
+const trusted: SenderEvent = {
+  senderFrame: { url: 'file:///app/dist/renderer-electron/index.html', parent: null },
+};
 const foreign: SenderEvent = { senderFrame: { url: 'https://evil.example/', parent: null } };
 const receipt: ReceiptPrint = { title: 'Receipt', lines: ['18.00 USD', 'Thank you'], direction: 'ltr' };
 

@@ -14,7 +14,7 @@ import { z } from 'zod';
 export interface LaunchOptions {
   /** Full screen with no way out but the bridge's `setKiosk(false)`: a counter-top terminal. */
   kiosk: boolean;
-  /** The dev server to load instead of the built renderer; null loads `dist/renderer/index.html`. */
+  /** The dev server to load instead of the built renderer; null loads `dist/renderer-electron/index.html`. */
   rendererUrl: string | null;
   /** Developer tools: on with a dev server or `--devtools`, never in a packaged build. */
   devTools: boolean;

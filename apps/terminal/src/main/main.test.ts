@@ -133,7 +133,7 @@ describe('main process wiring', () => {
     expect(String(win!.options.webPreferences?.preload)).toMatch(/preload[/\\]preload\.cjs$/);
     expect(win!.options.webPreferences?.additionalArguments).toEqual([BRIDGE_OS_SECRETS_ARG]);
     expect(win!.loaded).toHaveLength(1);
-    expect(win!.loaded[0]).toMatch(/renderer\/index\.html$/);
+    expect(win!.loaded[0]).toMatch(/renderer-electron\/index\.html$/);
     expect([...fake.state.handlers.keys()].sort()).toEqual(Object.values(BRIDGE_CHANNELS).sort());
     expect(fake.state.menu).toBeNull();
     let headers: unknown;
@@ -207,7 +207,7 @@ describe('main process wiring', () => {
     await startMain(['--devtools']);
     const [win] = fake.state.windows;
     expect(win!.options.webPreferences?.devTools).toBe(false);
-    expect(win!.loaded[0]).toMatch(/renderer\/index\.html$/);
+    expect(win!.loaded[0]).toMatch(/renderer-electron\/index\.html$/);
     // No menu, so no Ctrl+Shift+I / F12 accelerators.
     expect(fake.state.menu).toBeNull();
     let headers: unknown;

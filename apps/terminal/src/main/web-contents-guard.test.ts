@@ -9,7 +9,7 @@ import {
   type PermissionSession,
 } from './web-contents-guard.ts';
 
-const file = '/app/dist/renderer/index.html';
+const file = '/app/dist/renderer-electron/index.html';
 const own = pathToFileURL(file).href;
 
 function fakeContents() {

@@ -1,7 +1,7 @@
 /** The durable layer and the bridge, given to every screen (tests pass their own). */
 import type { TerminalBridge } from '@kupah/contracts';
+import type { TerminalData } from '@kupah/terminal-core';
 import { createContext, useContext } from 'react';
-import type { TerminalData } from './data/terminal-data.ts';
 
 export interface AppServices {
   data: TerminalData;

@@ -1,16 +1,20 @@
-/** Renderer entry: the durable layer (created once), the bridge, the language, then the app. */
+/**
+ * Renderer entry: the platform's bridge, the durable layer (created once), the language, then the
+ * app. `#platform` is resolved when the renderer is built: the web build gets the web bridge and
+ * the service worker, the Electron build the preload's bridge (package.json `imports`).
+ */
+
+import { createTerminalData } from '@kupah/terminal-core';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { I18nextProvider } from 'react-i18next';
+import { platformBridge, startOfflineSupport } from '#platform';
 import { App } from './app.tsx';
 import { ServicesContext } from './app-context.ts';
-import { getBridge } from './bridge/index.ts';
-import { createTerminalData } from './data/create-terminal-data.ts';
 import { i18n } from './i18n/index.ts';
-import { registerServiceWorker } from './offline/register.ts';
 import './styles.css';
 
-const bridge = getBridge();
+const bridge = platformBridge();
 const data = createTerminalData({ bridge });
 
 // The end-to-end tests and the benchmark drive the data layer directly (discard, unpair, void
@@ -22,7 +26,7 @@ if (__KUPAH_TEST_HOOKS__) {
   (window as unknown as { __kupah: unknown }).__kupah = { data, bridge };
 }
 
-registerServiceWorker();
+startOfflineSupport();
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

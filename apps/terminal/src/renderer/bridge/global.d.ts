@@ -1,6 +1,7 @@
 /**
- * `window.kupah`: the bridge the Electron preload exposes; absent in a browser (getBridge() then
- * builds the web implementation). The renderer sees the machine only through this type.
+ * `window.kupah`: the bridge the Electron preload exposes. Only the Electron build reads it; the web
+ * build is built with the web implementation (`#platform`). The renderer sees the machine only
+ * through this type.
  */
 import type { TerminalBridge } from '@kupah/contracts';
 

@@ -1,3 +1,5 @@
-/** The bridge module's entry: `getBridge()` for the app, `createWebBridge()` for tests and tools. */
-export { getBridge } from './get-bridge.ts';
+/**
+ * The web bridge, for the web variant of `#platform` (src/renderer/platform/) and for tests and
+ * tools. The app itself takes its bridge from `#platform`, chosen when it is built.
+ */
 export { createWebBridge, type WebBridgeEnv } from './web-bridge.ts';

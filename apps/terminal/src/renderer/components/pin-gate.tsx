@@ -2,13 +2,14 @@
  * The manager PIN asked before a staff screen or action: counts the try, says how many are left,
  * and while locked says for how long (see `manager-pin.ts`).
  */
+
+import { checkManagerPin, minutesLeft, type PinVerdict } from '@kupah/terminal-core';
 import type { TFunction } from 'i18next';
 import { type FormEvent, type ReactNode, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app-context.ts';
 import { useTerminal } from '../store/terminal-store.ts';
 import { Field } from './field.tsx';
-import { checkManagerPin, minutesLeft, type PinVerdict } from './manager-pin.ts';
 
 /** The message for a refused PIN (null when it was right). */
 export function pinRefusal(verdict: PinVerdict, t: TFunction): string | null {

@@ -1,6 +1,6 @@
 /** The donation being built → the `DonationEntry` the outbox takes (an External API body). */
 import type { DeviceSettings } from '@kupah/contracts';
-import type { DonationEntry } from '../data/terminal-data.ts';
+import type { DonationEntry } from '@kupah/terminal-core';
 import type { Draft } from '../store/terminal-store.ts';
 import { amountMinor, feeMinor, scheduleAmounts } from './validate.ts';
 

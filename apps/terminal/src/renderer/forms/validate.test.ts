@@ -1,7 +1,7 @@
+import { testSettings } from '@kupah/terminal-core/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { emptyDraft } from '../store/terminal-store.ts';
-import { testSettings } from '../sync/fake-settings.ts';
 import { buildEntry, chargedMinor } from './build-entry.ts';
 import {
   achConsentErrors,

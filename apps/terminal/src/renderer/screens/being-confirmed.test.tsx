@@ -1,17 +1,23 @@
 // @vitest-environment happy-dom
 /** Donations being confirmed with the card processor, as the cashier sees them, in English and Hebrew. */
+
+import { testSettings } from '@kupah/terminal-core/testing';
 import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { I18nextProvider } from 'react-i18next';
 import { afterEach, describe, expect, it } from 'vitest';
+import {
+  type TestTerminalData,
+  testBridge,
+  testItem,
+  testTerminalData,
+} from '../../../test/test-terminal-data.ts';
 import { ServicesContext } from '../app-context.ts';
 import { StatusBar } from '../components/status-bar.tsx';
 import { applyLanguage, i18n } from '../i18n/index.ts';
 import { EMPTY_SUMMARY, emptyDraft, useTerminal } from '../store/terminal-store.ts';
-import { testSettings } from '../sync/fake-settings.ts';
 import { QueueScreen } from './queue-screen.tsx';
 import { ResultScreen } from './result-screen.tsx';
-import { type TestTerminalData, testBridge, testItem, testTerminalData } from './test-terminal-data.ts';
 
 const settings = testSettings({ coverFeePercent: 0 });
 

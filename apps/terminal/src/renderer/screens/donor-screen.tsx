@@ -4,11 +4,11 @@
  * number or e-mail address (matched by keyed hash), and then sees only their own name.
  */
 import type { RefPerson } from '@kupah/contracts';
+import { contactQuery } from '@kupah/terminal-core';
 import { type FormEvent, type KeyboardEvent, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app-context.ts';
 import { Field, GroupError } from '../components/field.tsx';
-import { contactQuery } from '../data/donor-search.ts';
 import { donorErrors } from '../forms/validate.ts';
 import { emptyDonor, useTerminal } from '../store/terminal-store.ts';
 

@@ -1,17 +1,22 @@
 // @vitest-environment happy-dom
 /** The whole app with an in-memory data layer: flows across screens, the swipe, the kiosk, the queue. */
+
+import { derivePinRecord, PairingError, sha256Hex, verifyPinRecord } from '@kupah/terminal-core';
+import { testSettings } from '@kupah/terminal-core/testing';
 import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { I18nextProvider } from 'react-i18next';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  type TestDataOptions,
+  testBridge,
+  testItem,
+  testTerminalData,
+} from '../../../test/test-terminal-data.ts';
 import { App } from '../app.tsx';
 import { ServicesContext } from '../app-context.ts';
-import { derivePinRecord, sha256Hex, verifyPinRecord } from '../components/manager-pin.ts';
-import { PairingError } from '../data/terminal-data.ts';
 import { clearSwipe } from '../forms/swipe-capture.ts';
 import { applyLanguage, i18n } from '../i18n/index.ts';
 import { emptyDraft, useTerminal } from '../store/terminal-store.ts';
-import { testSettings } from '../sync/fake-settings.ts';
-import { type TestDataOptions, testBridge, testItem, testTerminalData } from './test-terminal-data.ts';
 
 const settings = testSettings({ coverFeePercent: 0, presetsMinor: [1800, 3600] });
 
@@ -210,7 +215,7 @@ describe('the terminal', () => {
     });
 
     // The next donation is refused: over the offline limit, shown on the amount line.
-    const { OutboxRefusal } = await import('../data/terminal-data.ts');
+    const { OutboxRefusal } = await import('@kupah/terminal-core');
     data.enqueue = async () => {
       throw new OutboxRefusal('OVER_PAYMENT_LIMIT', 'Offline, one payment may be at most $500.00', [
         { field: 'amount', message: 'is over the offline limit of $500.00' },

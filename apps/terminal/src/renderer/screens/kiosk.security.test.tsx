@@ -5,19 +5,29 @@
  * bar; Settings and the queue behind the manager PIN, which locks after 5 wrong tries; kiosk mode
  * not turned on without a PIN; card fields that a browser does not remember or fill.
  */
+
+import {
+  DEFAULT_LOCAL_SETTINGS,
+  derivePinRecord,
+  LocalSettingsInvalid,
+  mergeLocalSettings,
+} from '@kupah/terminal-core';
+import { testSettings } from '@kupah/terminal-core/testing';
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { I18nextProvider } from 'react-i18next';
 import { afterEach, describe, expect, it } from 'vitest';
+import {
+  TEST_DONORS,
+  type TestDataOptions,
+  testBridge,
+  testTerminalData,
+} from '../../../test/test-terminal-data.ts';
 import { App } from '../app.tsx';
 import { ServicesContext } from '../app-context.ts';
-import { derivePinRecord } from '../components/manager-pin.ts';
-import { DEFAULT_LOCAL_SETTINGS, LocalSettingsInvalid, mergeLocalSettings } from '../data/local-settings.ts';
 import { clearSwipe } from '../forms/swipe-capture.ts';
 import { applyLanguage, i18n } from '../i18n/index.ts';
 import { emptyDraft, useTerminal } from '../store/terminal-store.ts';
-import { testSettings } from '../sync/fake-settings.ts';
 import { MethodScreen } from './method-screen.tsx';
-import { TEST_DONORS, type TestDataOptions, testBridge, testTerminalData } from './test-terminal-data.ts';
 
 const settings = testSettings({ coverFeePercent: 0, presetsMinor: [1800, 3600] });
 const PIN = await derivePinRecord('2468');

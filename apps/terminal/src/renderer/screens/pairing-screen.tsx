@@ -1,10 +1,10 @@
 /** First run: pair with the backend (server address and the one-time code). */
+
+import { InsecureServerUrlError, insecureServerUrl, PairingError } from '@kupah/terminal-core';
 import { type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app-context.ts';
 import { Field } from '../components/field.tsx';
-import { InsecureServerUrlError, insecureServerUrl } from '../data/pairing-service.ts';
-import { PairingError } from '../data/terminal-data.ts';
 import type { FieldMessage } from '../forms/validate.ts';
 import { useTerminal } from '../store/terminal-store.ts';
 

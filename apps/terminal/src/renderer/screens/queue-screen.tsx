@@ -7,15 +7,15 @@
  * discarded item stays on the device with when and why, under its own tab), and void a sent
  * payment with the manager PIN. At a kiosk the whole queue is behind the manager PIN.
  */
+
+import type { DiscardRecord } from '@kupah/terminal-core';
+import { isBeingConfirmed, type OutboxItem, OutboxRefusal } from '@kupah/terminal-core';
 import { useCallback, useEffect, useId, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app-context.ts';
 import { Field } from '../components/field.tsx';
 import { PinGate, pinRefusal, useManagerPin } from '../components/pin-gate.tsx';
 import { printLines } from '../components/print.ts';
-import { isBeingConfirmed } from '../data/being-confirmed.ts';
-import type { DiscardRecord } from '../data/outbox-repo.ts';
-import { type OutboxItem, OutboxRefusal } from '../data/terminal-data.ts';
 import { dateTime, money, number, timeLeft } from '../format/format.ts';
 import { methodName } from '../format/method-name.ts';
 import { paymentErrors } from '../forms/validate.ts';

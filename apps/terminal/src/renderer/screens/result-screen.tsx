@@ -5,13 +5,13 @@
  * charged: do not charge again) — which turns into the outcome here when it arrives.
  */
 import type { DeviceSettings } from '@kupah/contracts';
+import type { OutboxItem } from '@kupah/terminal-core';
+import { isBeingConfirmed } from '@kupah/terminal-core';
 import type { TFunction } from 'i18next';
 import { type ReactNode, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app-context.ts';
 import { printLines } from '../components/print.ts';
-import { isBeingConfirmed } from '../data/being-confirmed.ts';
-import type { OutboxItem } from '../data/terminal-data.ts';
 import { dateTime, money } from '../format/format.ts';
 import { methodName } from '../format/method-name.ts';
 import { errorText } from '../i18n/server-errors.ts';

@@ -1,9 +1,9 @@
 /** Review everything, then confirm: the donation is written to the outbox before anything else happens. */
 import type { RefCampaign, RefPerson, RefReason } from '@kupah/contracts';
+import { type OutboxItem, OutboxRefusal, type SyncStatus, type TerminalData } from '@kupah/terminal-core';
 import { type ReactNode, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app-context.ts';
-import { type OutboxItem, OutboxRefusal, type SyncStatus, type TerminalData } from '../data/terminal-data.ts';
 import { civilDate, money, number } from '../format/format.ts';
 import { methodName } from '../format/method-name.ts';
 import { buildEntry, chargedMinor } from '../forms/build-entry.ts';

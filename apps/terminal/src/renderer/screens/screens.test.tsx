@@ -1,19 +1,20 @@
 // @vitest-environment happy-dom
+
+import { testSettings } from '@kupah/terminal-core/testing';
 import { act, cleanup, fireEvent, render, renderHook, screen, within } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { I18nextProvider } from 'react-i18next';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { testBridge, testTerminalData } from '../../../test/test-terminal-data.ts';
 import { useKioskIdle } from '../app.tsx';
 import { ServicesContext } from '../app-context.ts';
 import { useScreenKeys } from '../components/screen-keys.ts';
 import { buildEntry } from '../forms/build-entry.ts';
 import { applyLanguage, i18n } from '../i18n/index.ts';
 import { emptyDraft, useTerminal } from '../store/terminal-store.ts';
-import { testSettings } from '../sync/fake-settings.ts';
 import { AmountScreen } from './amount-screen.tsx';
 import { DetailsScreen } from './details-screen.tsx';
 import { MethodScreen } from './method-screen.tsx';
-import { testBridge, testTerminalData } from './test-terminal-data.ts';
 
 const settings = testSettings({ coverFeePercent: 0 });
 const data = testTerminalData({ settings });

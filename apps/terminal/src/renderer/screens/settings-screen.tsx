@@ -4,14 +4,18 @@
  * (or kept) without a manager PIN, so at a kiosk all of this is behind the PIN.
  */
 import type { RefPerson } from '@kupah/contracts';
+import type { LocalSettings } from '@kupah/terminal-core';
+import {
+  derivePinRecord,
+  type LocalSettingsWithPinLock,
+  PairingError,
+  PIN_PATTERN,
+} from '@kupah/terminal-core';
 import { type FormEvent, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app-context.ts';
 import { Field } from '../components/field.tsx';
-import { derivePinRecord, type LocalSettingsWithPinLock, PIN_PATTERN } from '../components/manager-pin.ts';
 import { PinGate } from '../components/pin-gate.tsx';
-import type { LocalSettings } from '../data/terminal-data.ts';
-import { PairingError } from '../data/terminal-data.ts';
 import type { FieldMessage } from '../forms/validate.ts';
 import { applyLanguage } from '../i18n/index.ts';
 import { useTerminal } from '../store/terminal-store.ts';

@@ -1,14 +1,15 @@
 // @vitest-environment happy-dom
+
+import { testSettings } from '@kupah/terminal-core/testing';
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { I18nextProvider } from 'react-i18next';
 import { afterEach, describe, expect, it } from 'vitest';
+import { type TestTerminalData, testBridge, testTerminalData } from '../../../test/test-terminal-data.ts';
 import { ServicesContext } from '../app-context.ts';
 import { applyLanguage, i18n } from '../i18n/index.ts';
 import { useTerminal } from '../store/terminal-store.ts';
-import { testSettings } from '../sync/fake-settings.ts';
 import { ShiftScreen } from './shift-screen.tsx';
-import { type TestTerminalData, testBridge, testTerminalData } from './test-terminal-data.ts';
 
 const settings = testSettings({ coverFeePercent: 0 });
 const TOTALS = {

@@ -5,13 +5,13 @@
  * are shown beside the device's once known.
  */
 import type { ShiftRow, ShiftTotals } from '@kupah/contracts';
+import type { ShiftClose, ShiftSummary } from '@kupah/terminal-core';
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app-context.ts';
 import { Field } from '../components/field.tsx';
 import { PinGate } from '../components/pin-gate.tsx';
 import { printLines } from '../components/print.ts';
-import type { ShiftClose, ShiftSummary } from '../data/shift.ts';
 import { dateTime, money } from '../format/format.ts';
 import { methodName } from '../format/method-name.ts';
 import { useTerminal } from '../store/terminal-store.ts';

@@ -1,6 +1,6 @@
+import type { LocalSettings } from '@kupah/terminal-core';
+import { testSettings } from '@kupah/terminal-core/testing';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { LocalSettings } from '../data/terminal-data.ts';
-import { testSettings } from '../sync/fake-settings.ts';
 import { emptyDraft, nextScreen, previousScreen, useTerminal } from './terminal-store.ts';
 
 const DEFAULT_LOCAL: LocalSettings = {

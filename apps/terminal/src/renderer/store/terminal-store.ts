@@ -11,8 +11,8 @@ import type {
   RefPerson,
   SPECIAL_DAY_PRESETS,
 } from '@kupah/contracts';
+import type { LocalSettings, OutboxItem, QueueSummary, SyncStatus } from '@kupah/terminal-core';
 import { create } from 'zustand';
-import type { LocalSettings, OutboxItem, QueueSummary, SyncStatus } from '../data/terminal-data.ts';
 
 export type Screen =
   | 'pairing'

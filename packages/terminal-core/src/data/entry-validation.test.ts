@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { testSettings } from '../sync/fake-settings.ts';
+import { testSettings } from '../../testing/fake-settings.ts';
 import { checkEntry } from './entry-validation.ts';
 
 const NOW = new Date('2026-03-01T10:00:00Z');

@@ -12,11 +12,11 @@ import {
 } from '@kupah/envelope';
 import { IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
-import { createFakeDeviceServer, TEST_ORG_GUID } from '../sync/fake-device-server.ts';
+import { createFakeDeviceServer, TEST_ORG_GUID } from '../../testing/fake-device-server.ts';
+import { cardCharge, pairedTerminal, VISA } from '../../testing/test-support.ts';
 import { insecureServerUrl } from './pairing-service.ts';
 import { PairingError } from './terminal-data.ts';
 import { readKv, TerminalDatabase, writeKv } from './terminal-database.ts';
-import { cardCharge, pairedTerminal, VISA } from './test-support.ts';
 
 /** An envelope key the attacker holds the private half of, signed (or not) by a key of its own. */
 async function attackerKey(signed: 'unsigned' | 'own-signing-key' | 'stolen-signature', sig?: string) {

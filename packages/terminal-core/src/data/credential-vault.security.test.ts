@@ -5,10 +5,10 @@
  */
 import { IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
-import { TEST_CREDENTIAL } from '../sync/fake-device-server.ts';
+import { TEST_CREDENTIAL } from '../../testing/fake-device-server.ts';
+import { cardCharge, pairedTerminal, testBridge } from '../../testing/test-support.ts';
 import { protectCredential, revealCredential } from './credential-vault.ts';
 import { type StoredCredential, TerminalDatabase } from './terminal-database.ts';
-import { cardCharge, pairedTerminal, testBridge } from './test-support.ts';
 
 const latin1 = (b: Uint8Array) => String.fromCharCode(...b);
 const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');

@@ -9,13 +9,13 @@
  */
 
 import type { TerminalBridge } from '@kupah/contracts';
-import { checkManagerPin as checkPin, derivePinRecord } from '../components/manager-pin.ts';
 import { createDeviceApi } from '../sync/device-api.ts';
 import { defaultSyncLocks, type SyncLocks } from '../sync/sync-lock.ts';
 import { createSyncLoop, type OnlineEvents } from '../sync/sync-loop.ts';
 import { isBeingConfirmed } from './being-confirmed.ts';
 import { createDexieSyncStore } from './dexie-sync-store.ts';
 import { mergeLocalSettings, readLocalSettings } from './local-settings.ts';
+import { checkManagerPin as checkPin, derivePinRecord } from './manager-pin.ts';
 import { createOutboxChanges } from './outbox-changes.ts';
 import { asRecord, createOutboxEntry, NeedsOnlineAuthorisation } from './outbox-entry.ts';
 import {

@@ -5,14 +5,14 @@
  */
 import type { TerminalBridge } from '@kupah/contracts';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
-import { createFakeDeviceServer, type FakeDeviceServer } from '../sync/fake-device-server.ts';
-import type { SyncLocks } from '../sync/sync-lock.ts';
 import {
   createTerminalData,
   type TerminalDataInstance,
   type TerminalDataOptions,
-} from './create-terminal-data.ts';
-import { TerminalDatabase } from './terminal-database.ts';
+} from '../src/data/create-terminal-data.ts';
+import { TerminalDatabase } from '../src/data/terminal-database.ts';
+import type { SyncLocks } from '../src/sync/sync-lock.ts';
+import { createFakeDeviceServer, type FakeDeviceServer } from './fake-device-server.ts';
 
 export const VISA = '4242424242424242';
 export const DECLINED_VISA = '4000000000000002';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { cardCharge, DECLINED_VISA, pairedTerminal, type TestTerminal } from './test-support.ts';
+import { cardCharge, DECLINED_VISA, pairedTerminal, type TestTerminal } from '../../testing/test-support.ts';
 
 const open: TestTerminal[] = [];
 afterEach(() => {

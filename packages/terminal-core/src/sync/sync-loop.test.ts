@@ -1,9 +1,9 @@
 import type { PushRequest } from '@kupah/contracts';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createFakeDeviceServer, type FakeDeviceServer } from '../../testing/fake-device-server.ts';
+import { cardCharge, DECLINED_VISA, pairedTerminal, type TestTerminal } from '../../testing/test-support.ts';
 import { CONFIRM_RECHECK_MS, isBeingConfirmed } from '../data/being-confirmed.ts';
 import type { SyncStatus } from '../data/terminal-data.ts';
-import { cardCharge, DECLINED_VISA, pairedTerminal, type TestTerminal } from '../data/test-support.ts';
-import { createFakeDeviceServer, type FakeDeviceServer } from './fake-device-server.ts';
 import { createProcessLocks, type SyncLocks } from './sync-lock.ts';
 
 const open: TestTerminal[] = [];

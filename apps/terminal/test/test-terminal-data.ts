@@ -5,11 +5,11 @@
  */
 
 import type { DeviceSettings, RefCampaign, RefPerson, RefReason, TerminalBridge } from '@kupah/contracts';
-import { isBeingConfirmed } from '../data/being-confirmed.ts';
-import { DEFAULT_LOCAL_SETTINGS } from '../data/local-settings.ts';
-import type { ShiftClose } from '../data/shift.ts';
+import type { ShiftClose } from '@kupah/terminal-core';
 import {
+  DEFAULT_LOCAL_SETTINGS,
   type DonationEntry,
+  isBeingConfirmed,
   type LocalSettings,
   type OutboxItem,
   OutboxRefusal,
@@ -17,7 +17,7 @@ import {
   type QueueSummary,
   type SyncStatus,
   type TerminalData,
-} from '../data/terminal-data.ts';
+} from '@kupah/terminal-core';
 
 export const TEST_LOCAL: LocalSettings = DEFAULT_LOCAL_SETTINGS;
 

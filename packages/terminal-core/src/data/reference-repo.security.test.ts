@@ -7,9 +7,9 @@ import { contactHashInput, type PullResponse, type RefPerson } from '@kupah/cont
 import Dexie from 'dexie';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterEach, describe, expect, it } from 'vitest';
+import { freshDbName } from '../../testing/test-support.ts';
 import { applyPullPage, clearReferenceData, searchDonors } from './reference-repo.ts';
 import { readKv, SCHEMA_V1, TerminalDatabase } from './terminal-database.ts';
-import { freshDbName } from './test-support.ts';
 
 const randomKey = () =>
   btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))))

@@ -2,12 +2,7 @@ import { sealAad } from '@kupah/contracts';
 import { createOpener, generateEnvelopeKeyPair } from '@kupah/envelope';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { verifyPinRecord } from '../components/manager-pin.ts';
-import { createFakeDeviceServer, TEST_CREDENTIAL } from '../sync/fake-device-server.ts';
-import { createTerminalData } from './create-terminal-data.ts';
-import { contactHash, contactQuery } from './donor-search.ts';
-import { OutboxRefusal, PairingError } from './terminal-data.ts';
-import { readKv, TerminalDatabase } from './terminal-database.ts';
+import { createFakeDeviceServer, TEST_CREDENTIAL } from '../../testing/fake-device-server.ts';
 import {
   cardCharge,
   DECLINED_VISA,
@@ -17,7 +12,12 @@ import {
   type TestTerminal,
   testBridge,
   VISA,
-} from './test-support.ts';
+} from '../../testing/test-support.ts';
+import { createTerminalData } from './create-terminal-data.ts';
+import { contactHash, contactQuery } from './donor-search.ts';
+import { verifyPinRecord } from './manager-pin.ts';
+import { OutboxRefusal, PairingError } from './terminal-data.ts';
+import { readKv, TerminalDatabase } from './terminal-database.ts';
 
 const open: TestTerminal[] = [];
 async function terminal(...args: Parameters<typeof pairedTerminal>) {

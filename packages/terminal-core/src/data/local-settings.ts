@@ -3,7 +3,7 @@
  * the server). Stored in the key-value table; what was never set reads as the default.
  */
 import { z } from 'zod';
-import { PIN_RECORD_PATTERN } from '../components/manager-pin.ts';
+import { PIN_RECORD_PATTERN } from './manager-pin.ts';
 import type { LocalSettings } from './terminal-data.ts';
 import { readKv, type TerminalDatabase } from './terminal-database.ts';
 

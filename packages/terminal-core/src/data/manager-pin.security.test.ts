@@ -5,8 +5,8 @@
  */
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
-import { createTerminalData } from '../data/create-terminal-data.ts';
-import { freshDbName, testBridge } from '../data/test-support.ts';
+import { freshDbName, testBridge } from '../../testing/test-support.ts';
+import { createTerminalData } from './create-terminal-data.ts';
 import {
   checkManagerPin,
   derivePinRecord,

@@ -3,9 +3,9 @@
  * discard was authorised (the queue asks for the manager PIN first and shows the record).
  */
 import { describe, expect, it } from 'vitest';
+import { cardCharge, pairedTerminal } from '../../testing/test-support.ts';
 import type { DiscardRecord } from './outbox-repo.ts';
 import type { OutboxItem } from './terminal-data.ts';
-import { cardCharge, pairedTerminal } from './test-support.ts';
 
 describe('discarding a queued donation', () => {
   it('keeps the item with its reason, time and authorisation', async () => {

@@ -3,16 +3,16 @@
  * fake-indexeddb in Node: the same code the renderer runs, on the injected IndexedDB. Target:
  * median ≤ 10 ms. Offline the device limit adds a read of every unsent item, so both are shown.
  *
- *   npx tsx apps/terminal/src/renderer/data/enqueue-benchmark.ts [count]
+ * The browser figure is `npm run bench -- terminal`; this one isolates the data layer in Node:
+ *
+ *   npx tsx bench/terminal-enqueue.ts [count]
  */
-import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
-import { createFakeDeviceServer } from '../sync/fake-device-server.ts';
-import { createTerminalData } from './create-terminal-data.ts';
-import { cardCharge, testBridge } from './test-support.ts';
 
-// The renderer's types know no `process`; this script runs in Node only.
-const argv = (globalThis as { process?: { argv: string[] } }).process?.argv ?? [];
-const count = Number(argv[2] ?? 1000);
+import { createTerminalData } from '@kupah/terminal-core';
+import { cardCharge, createFakeDeviceServer, testBridge } from '@kupah/terminal-core/testing';
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+
+const count = Number(process.argv[2] ?? 1000);
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;

@@ -8,7 +8,6 @@ import { type SealedBox, sealAadV2 } from '@kupah/contracts';
 import Dexie from 'dexie';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type OutboxRow, SCHEMA_V1, TerminalDatabase } from './terminal-database.ts';
 import {
   cardCharge,
   DECLINED_VISA,
@@ -16,7 +15,8 @@ import {
   pairedTerminal,
   type TestTerminal,
   VISA,
-} from './test-support.ts';
+} from '../../testing/test-support.ts';
+import { type OutboxRow, SCHEMA_V1, TerminalDatabase } from './terminal-database.ts';
 
 const HOUR = 3_600_000;
 /** A CVV no id, time or amount of the tests contains as a whole JSON string. */
