@@ -3,10 +3,6 @@
  * the correction with the void), the PDF (its text read back with pdftotext: Hebrew in logical
  * order), copies by API and by device, a device's receiptEmail, device settings, statements.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pairTestDevice, sealedOp, type TestDevice } from '../testing/device-client.ts';
 import {
@@ -17,17 +13,7 @@ import {
   sourceAuth,
   testDatabases,
 } from '../testing/harness.ts';
-
-const dir = mkdtempSync(join(tmpdir(), 'kupah-receipts-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** The text of a PDF as pdftotext reads it (bidi embedding marks removed). */
-export function pdfText(pdf: Buffer | ArrayBuffer, layout = false): string {
-  const file = join(dir, `${Math.random().toString(36).slice(2)}.pdf`);
-  writeFileSync(file, Buffer.from(pdf as ArrayBuffer));
-  const args = layout ? ['-layout', file, '-'] : [file, '-'];
-  return execFileSync('pdftotext', args, { encoding: 'utf8' }).replace(/[\u202a-\u202e]/g, '');
-}
+import { pdfText } from '../testing/pdf-text.ts';
 
 describe.each(await testDatabases())('receipts on %s', (kind) => {
   let h: Harness;
