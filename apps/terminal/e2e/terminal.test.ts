@@ -375,6 +375,48 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the terminal in Chromi
     );
   });
 
+  it('a decline, then "Try another card": the amount, donor and campaign stay; the second card is approved', async () => {
+    await byTest('nav-donate').click();
+    await byTest('amount-screen').waitFor();
+    for (const k of '54') await byTest(`key-${k}`).click();
+    await byTest('amount-next').click();
+    await byTest('card-number').fill('4000000000000002');
+    await byTest('card-expiry').fill('12/30');
+    await byTest('card-cvv').fill('123');
+    await byTest('method-next').click();
+    await byTest('donor-search').fill('שטרן');
+    await page.getByRole('button', { name: /רבקה שטרן|Rivka Stern/ }).click();
+    await byTest('donor-next').click();
+    await byTest('campaign').selectOption({ label: 'Building Fund' });
+    await byTest('details-next').click();
+    await byTest('confirm').click();
+    await byTest('result-declined').waitFor();
+    await byTest('try-another-payment').click();
+    // Back on the payment step with the card cleared and everything else kept.
+    await byTest('method-screen').waitFor();
+    expect(await byTest('card-number').inputValue()).toBe('');
+    expect(await byTest('draft-amount').textContent()).toMatch(/54/);
+    await byTest('card-number').fill('4111111111111111');
+    await byTest('card-expiry').fill('12/30');
+    await byTest('card-cvv').fill('123');
+    await byTest('method-next').click();
+    await byTest('donor-next').click();
+    await byTest('details-next').click();
+    await byTest('confirm').click();
+    const approved = (await byTest('result-approved').textContent()) ?? '';
+    const receipt = /R\d+/.exec(approved)?.[0];
+    expect(receipt).toBeDefined();
+    const hook = await waitFor(() =>
+      receiver.received.find((r) => r.verified && JSON.parse(r.body).paymentNumber === receipt),
+    );
+    const body = paymentWebhook.parse(JSON.parse(hook.body));
+    expect(Number(body.amount)).toBe(54);
+    // The donor chosen before the decline (Rivka Stern, on file) and the campaign are still there.
+    expect(body).toMatchObject({ last4Digits: '1111', isAnonymousDonation: false });
+    expect(body.donorInfo.donorNumber).toBeTruthy();
+    expect(body.campaignInfo.map((c) => c.campaignName)).toEqual(['Building Fund']);
+  });
+
   it('voids a sent payment only with the manager PIN', async () => {
     await byTest('nav-queue').click();
     await byTest('queue-tab-done').click();
@@ -440,7 +482,7 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the terminal in Chromi
     await byTest('shift-back').click();
   });
 
-  it('kiosk: idle resets to the start and clears the donor', async () => {
+  it('kiosk: welcome → a custom amount → Hebrew → a cause → a donation; idle comes back to the welcome', async () => {
     await byTest('nav-settings').click();
     // Settings are behind the manager PIN set above.
     await byTest('unlock-pin').fill('1234');
@@ -449,25 +491,52 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the terminal in Chromi
     await byTest('settings-idle').fill('15');
     await byTest('settings-save').click();
     await byTest('settings-note').waitFor();
-    // What a donor sees, in English and in Hebrew (the donor's own switch).
+    // What a passer-by sees: the welcome screen in the organisation's name.
     await byTest('nav-donate').click();
-    await byTest('kiosk-org').waitFor();
-    expect(await byTest('kiosk-org').textContent()).toBe('Beth Israel');
+    await byTest('welcome-screen').waitFor();
+    expect(await byTest('welcome-org').textContent()).toBe('Beth Israel');
     await page.screenshot({ path: `${ARTIFACTS}/kiosk-en.png`, fullPage: true });
-    await byTest('kiosk-language').click();
+    // The donor's own language, then their own amount and cause.
+    await byTest('welcome-language').click();
     await expect.poll(async () => page.locator('html').getAttribute('dir')).toBe('rtl');
+    await byTest('kiosk-start').click();
+    await byTest('kiosk-other-amount').click();
+    for (const k of '26') await byTest(`key-${k}`).click();
+    await byTest('kiosk-campaigns').getByRole('button', { name: 'Building Fund' }).click();
     await page.screenshot({ path: `${ARTIFACTS}/kiosk-he.png`, fullPage: true });
-    await byTest('kiosk-language').click();
-    await expect.poll(async () => page.locator('html').getAttribute('dir')).toBe('ltr');
+    await byTest('amount-next').click();
+    await byTest('card-number').fill('5555555555554444');
+    await byTest('card-expiry').fill('12/30');
+    await byTest('card-cvv').fill('123');
+    await byTest('method-next').click();
+    await byTest('donor-anonymous').click();
+    await byTest('donor-next').click();
+    await byTest('confirm').click();
+    const approved = (await byTest('result-approved').textContent()) ?? '';
+    const receipt = /R\d+/.exec(approved)?.[0];
+    expect(receipt).toBeDefined();
+    const hook = await waitFor(() =>
+      receiver.received.find((r) => r.verified && JSON.parse(r.body).paymentNumber === receipt),
+    );
+    const body = paymentWebhook.parse(JSON.parse(hook.body));
+    expect(Number(body.amount)).toBe(26);
+    expect(body).toMatchObject({ last4Digits: '4444', isAnonymousDonation: true });
+    expect(body.campaignInfo.map((c) => c.campaignName)).toEqual(['Building Fund']);
+
+    // The next donor starts, then walks away: the kiosk clears everything and shows the welcome
+    // screen again, in the device's language.
     await page.clock.install();
     await byTest('nav-donate').click();
+    await byTest('kiosk-start').click();
     await byTest('preset-3600').click();
     await byTest('amount-next').click();
     await byTest('method-screen').waitFor();
     await page.clock.runFor(7_000);
     await byTest('idle-warning').waitFor();
     await page.clock.runFor(9_000);
-    await byTest('amount-screen').waitFor();
+    await byTest('welcome-screen').waitFor();
+    await expect.poll(async () => page.locator('html').getAttribute('dir')).toBe('ltr');
+    await byTest('kiosk-start').click();
     expect(await byTest('amount-display').textContent()).toMatch(/0\.00/);
   });
 });

@@ -18,6 +18,7 @@ import { ResultScreen } from './screens/result-screen.tsx';
 import { ReviewScreen } from './screens/review-screen.tsx';
 import { SettingsScreen } from './screens/settings-screen.tsx';
 import { ShiftScreen } from './screens/shift-screen.tsx';
+import { WelcomeScreen } from './screens/welcome-screen.tsx';
 import { useTerminal } from './store/terminal-store.ts';
 
 /** The kiosk warns (with a countdown) during the last seconds before it starts over. */
@@ -123,9 +124,6 @@ export function App() {
   const screen = useTerminal((s) => s.screen);
   const settings = useTerminal((s) => s.settings);
   const local = useTerminal((s) => s.local);
-  const draftBusy = useTerminal(
-    (s) => s.draft.amountText !== '' || s.draft.swiped !== null || s.draft.campaignNum !== null,
-  );
   const { go, back, setSettings, setLocal } = useTerminal.getState();
   const [loaded, setLoaded] = useState(false);
   const [collector, setCollector] = useState<RefPerson | null>(null);
@@ -210,7 +208,7 @@ export function App() {
     if (local) void applyLanguage(local.language);
   }, [startOver, local]);
   const left = useKioskIdle(
-    kiosk && (screen !== 'amount' || draftBusy || otherLanguage) && screen !== 'pairing',
+    kiosk && (screen !== 'welcome' || otherLanguage) && screen !== 'pairing',
     local?.kioskIdleSeconds ?? 60,
     kioskReset,
   );
@@ -286,6 +284,7 @@ export function App() {
       ) : null}
       <main id="main" ref={mainRef}>
         {screen === 'pairing' || !settings ? <PairingScreen /> : null}
+        {settings && screen === 'welcome' ? <WelcomeScreen /> : null}
         {settings && screen === 'amount' ? <AmountScreen kiosk={kiosk} /> : null}
         {settings && (screen === 'method' || screen === 'donor' || screen === 'details') ? (
           <DraftAmount />

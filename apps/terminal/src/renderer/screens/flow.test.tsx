@@ -31,7 +31,8 @@ async function start(opts: Partial<TestDataOptions> = {}) {
       </ServicesContext.Provider>
     </I18nextProvider>,
   );
-  await screen.findByTestId(opts.paired === false ? 'pairing-screen' : 'amount-screen');
+  const first = opts.local?.mode === 'kiosk' ? 'welcome-screen' : 'amount-screen';
+  await screen.findByTestId(opts.paired === false ? 'pairing-screen' : first);
   return { data, bridge };
 }
 
@@ -375,15 +376,48 @@ describe('the terminal', () => {
       local: { mode: 'kiosk', kioskIdleSeconds: 15 },
       settings: { ...settings, brand: { color: '#7a1f4e', logo } },
     });
-    expect(screen.getByTestId('kiosk-logo').getAttribute('src')).toBe(logo);
+    // The welcome screen first, then the amount screen keep the organisation's look.
+    expect(screen.getByTestId('welcome-logo').getAttribute('src')).toBe(logo);
     expect(screen.getByTestId('app').style.getPropertyValue('--brand')).toBe('#7a1f4e');
+    click('kiosk-start');
+    expect(screen.getByTestId('kiosk-logo').getAttribute('src')).toBe(logo);
+  });
+
+  it('kiosk welcome screen: the organisation, one big start, the donor’s language; an idle kiosk comes back to it', async () => {
+    await start({ local: { mode: 'kiosk', kioskIdleSeconds: 15 } });
+    expect(screen.getByTestId('welcome-org').textContent).toBe(settings.orgName);
+    expect(screen.queryByTestId('amount-screen')).toBeNull();
+    vi.useFakeTimers();
+    // Nobody there: the welcome screen stays, with no countdown.
+    act(() => void vi.advanceTimersByTime(60_000));
+    expect(screen.queryByTestId('idle-warning')).toBeNull();
+    await act(async () => {
+      click('welcome-language');
+      await vi.advanceTimersByTimeAsync(10);
+    });
+    expect(screen.getByTestId('welcome-screen').querySelector('h1')!.textContent).toBe('ברוכים הבאים');
+    click('kiosk-start');
+    expect(screen.getByTestId('amount-screen')).toBeTruthy();
+    // A donor who starts and walks away (nothing typed): back to the welcome, in the device's language.
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(16_000);
+    });
+    expect(screen.getByTestId('welcome-screen').querySelector('h1')!.textContent).toBe('Welcome');
+    // Back (Escape) from the amount screen leads to the welcome screen too.
+    click('kiosk-start');
+    fireEvent.keyDown(window, { key: 'Escape' });
+    expect(screen.getByTestId('welcome-screen')).toBeTruthy();
   });
 
   it('kiosk for donors: the organisation’s name, a custom amount, a cause by name, English/Hebrew; the idle reset restores all', async () => {
     const { data } = await start({ local: { mode: 'kiosk', kioskIdleSeconds: 15 } });
-    const causes = await screen.findByTestId('kiosk-campaigns');
-    const heading = () => screen.getByTestId('amount-screen').querySelector('h1')!.textContent;
     vi.useFakeTimers();
+    click('kiosk-start');
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(10);
+    });
+    const causes = screen.getByTestId('kiosk-campaigns');
+    const heading = () => screen.getByTestId('amount-screen').querySelector('h1')!.textContent;
     expect(screen.getByTestId('kiosk-org').textContent).toBe(settings.orgName);
     // Presets, and "Other amount" for the donor's own: the keypad opens.
     expect(screen.queryByTestId('key-2')).toBeNull();
@@ -405,6 +439,7 @@ describe('the terminal', () => {
     await act(async () => {
       await vi.advanceTimersByTimeAsync(16_000);
     });
+    click('kiosk-start');
     expect(heading()).toBe('Give a donation');
     expect(useTerminal.getState().draft).toMatchObject({ amountText: '', campaignNum: null });
     expect(data.enqueued).toEqual([]);
@@ -414,6 +449,7 @@ describe('the terminal', () => {
     await start({ local: { mode: 'kiosk', kioskIdleSeconds: 15 } });
     expect(screen.queryByTestId('nav-queue')).toBeNull();
     vi.useFakeTimers();
+    click('kiosk-start');
     click('preset-3600');
     click('amount-next');
     type('card-number', '4242424242424242');
@@ -427,7 +463,8 @@ describe('the terminal', () => {
     act(() => void vi.advanceTimersByTime(6_000));
     expect(screen.getByTestId('idle-warning').textContent).toContain('Starting over in 9 s');
     act(() => void vi.advanceTimersByTime(10_000));
-    expect(screen.getByTestId('amount-screen')).toBeTruthy();
+    expect(screen.getByTestId('welcome-screen')).toBeTruthy();
+    click('kiosk-start');
     expect(screen.getByTestId('amount-display').textContent).toBe('$0.00');
     expect(useTerminal.getState().draft.donor.mode).toBe('none');
     expect(screen.queryByTestId('idle-warning')).toBeNull();

@@ -43,10 +43,16 @@ async function start(opts: Partial<TestDataOptions> = {}) {
       </ServicesContext.Provider>
     </I18nextProvider>,
   );
+  await screen.findByTestId(opts.local?.mode === 'kiosk' ? 'welcome-screen' : 'amount-screen');
+  return data;
+}
+/** A kiosk, past its welcome screen (a donor touched "Donate now"). */
+async function kiosk() {
+  const data = await start({ local: { mode: 'kiosk', managerPinHash: PIN } });
+  fireEvent.click(screen.getByTestId('kiosk-start'));
   await screen.findByTestId('amount-screen');
   return data;
 }
-const kiosk = () => start({ local: { mode: 'kiosk', managerPinHash: PIN } });
 
 const click = (testId: string) => fireEvent.click(screen.getByTestId(testId));
 const type = (testId: string, value: string) =>

@@ -16,6 +16,7 @@ import { create } from 'zustand';
 
 export type Screen =
   | 'pairing'
+  | 'welcome'
   | 'amount'
   | 'method'
   | 'donor'
@@ -142,13 +143,14 @@ export function emptyDraft(currency: Currency = 'USD', startDate = ''): Draft {
 }
 
 /**
- * The steps of a donation in each mode. The kiosk (donor self-service) skips the campaign,
- * reason and schedule step; the cashier and the collector go through all of them.
+ * The steps of a donation in each mode. The kiosk (donor self-service) starts at its welcome
+ * screen and skips the campaign, reason and schedule step; the cashier and the collector go
+ * through all of them.
  */
 const FLOWS: Record<Mode, readonly Screen[]> = {
   cashier: ['amount', 'method', 'donor', 'details', 'review', 'result'],
   collector: ['amount', 'method', 'donor', 'details', 'review', 'result'],
-  kiosk: ['amount', 'method', 'donor', 'review', 'result'],
+  kiosk: ['welcome', 'amount', 'method', 'donor', 'review', 'result'],
 };
 
 /** The step after `screen` in `mode`'s flow (null at the end or off the flow). */
@@ -160,7 +162,7 @@ export function nextScreen(screen: Screen, mode: Mode): Screen | null {
 
 /** Where Escape/Back leads from `screen` (null: nowhere, e.g. the result or pairing). */
 export function previousScreen(screen: Screen, mode: Mode): Screen | null {
-  if (screen === 'queue' || screen === 'settings') return 'amount';
+  if (screen === 'queue' || screen === 'settings') return FLOWS[mode][0] ?? 'amount';
   if (screen === 'shift') return 'settings';
   const flow = FLOWS[mode];
   const i = flow.indexOf(screen);
@@ -262,7 +264,12 @@ export const useTerminal = create<TerminalState>((set, get) => ({
   startOver() {
     const { settings, local } = get();
     const draft = emptyDraft(settings?.currencies[0] ?? 'USD', '');
-    set({ draft, result: null, waiting: false, screen: settings ? 'amount' : 'pairing' });
+    set({
+      draft,
+      result: null,
+      waiting: false,
+      screen: settings ? (FLOWS[modeOf(local)][0] ?? 'amount') : 'pairing',
+    });
     // A kiosk never offers a schedule: keep its draft one-time even if a stale state said otherwise.
     if (modeOf(local) === 'kiosk') set({ draft: { ...draft, recurring: false } });
   },
