@@ -5,7 +5,13 @@
  */
 
 import { zValidator } from '@hono/zod-validator';
-import { CURRENCIES, ERROR_CODES, SCHEDULE_HANDLING_MODES, str } from '@kupah/contracts';
+import {
+  CURRENCIES,
+  ERROR_CODES,
+  RECEIPT_DELIVERY_STATUSES,
+  SCHEDULE_HANDLING_MODES,
+  str,
+} from '@kupah/contracts';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { createDevice, listOrgDevices, revokeOrgDevice } from '../devices/device-service.ts';
@@ -21,6 +27,7 @@ import {
   RECEIPT_STATEMENT,
   RECEIPT_TEXT,
 } from '../orgs/settings.ts';
+import { annualStatements, orgReceiptDeliveries } from '../receipts/receipt-service.ts';
 import { insecureWebhookUrl } from '../webhooks/sender.ts';
 import {
   adminEvents,
@@ -284,6 +291,27 @@ export function adminRoutes(guard: AdminGuardOptions & { allowInsecureWebhooks?:
         throw new ApiError(404, ERROR_CODES.NOT_FOUND, 'kind must be payment, schedule or void');
       return c.json(await rotate(c.var.deps.db, c.req.param('org'), kind.data, c.var.deps.now()));
     })
+    .get(
+      '/orgs/:org/receipts',
+      valid(
+        'query',
+        z.object({
+          status: z.enum(RECEIPT_DELIVERY_STATUSES).optional(),
+          limit: z.coerce.number().int().min(1).max(500).default(100),
+        }),
+      ),
+      async (c) => c.json(await orgReceiptDeliveries(c.var.deps, c.req.param('org'), c.req.valid('query'))),
+    )
+    .post(
+      '/orgs/:org/receipts/annual',
+      json(
+        z.object({ year: z.number().int().min(2000).max(2100), send: z.boolean().default(false) }).strict(),
+      ),
+      async (c) => {
+        const { year, send } = c.req.valid('json');
+        return c.json(await annualStatements(c.var.deps, c.req.param('org'), year, { send }));
+      },
+    )
     .get('/orgs/:org/events', async (c) => c.json(await adminEvents(c.var.deps.db, c.req.param('org'))))
     .post('/orgs/:org/sources/revoke', json(z.object({ sourceGuid: str(256).min(1) })), async (c) =>
       c.json(await revoke(c.var.deps.db, c.req.param('org'), 'source', c.req.valid('json').sourceGuid)),

@@ -289,8 +289,38 @@ const COMMANDS: Record<string, { summary: string; commands: Record<string, Comma
             value: 'PERCENT',
             help: 'percentage a donor may add to cover fees on terminals (0 = not offered)',
           },
+          'legal-name': {
+            schema: text().optional(),
+            value: 'NAME',
+            help: "the organisation's legal name on tax receipts ('' removes it)",
+          },
+          address: {
+            schema: z.string().max(1000).optional(),
+            value: 'TEXT',
+            help: "its address on receipts; \\n separates lines ('' removes it)",
+          },
+          'tax-id': {
+            schema: text(64).optional(),
+            value: 'ID',
+            help: "tax identifier: EIN, or the section 46 approval number ('' removes it)",
+          },
+          receipts: {
+            schema: bool.optional(),
+            value: 'BOOL',
+            help: 'e-mail receipts: true|false (default: on once legal name and tax id are set)',
+          },
+          'receipt-template-en': {
+            schema: text(1000).optional(),
+            value: 'FILE',
+            help: 'file with the English tax statement ({legalName}, {taxId} filled in)',
+          },
+          'receipt-template-he': {
+            schema: text(1000).optional(),
+            value: 'FILE',
+            help: 'file with the Hebrew tax statement',
+          },
         },
-        async run(v, { api }) {
+        async run(v, { api, env }) {
           const patch: SettingsPatch = {
             currencies: v.currencies,
             paymentWebhook: v['payment-webhook'],
@@ -309,7 +339,20 @@ const COMMANDS: Record<string, { summary: string; commands: Record<string, Comma
             expiryHours: v['offline-expiry-hours'],
           };
           const terminal = { presetsMinor: v.presets, coverFeePercent: v['cover-fee'] };
+          const cleared = (x: string | undefined) =>
+            x === undefined ? undefined : x.trim() === '' ? null : x;
+          const receipts = {
+            legalName: cleared(v['legal-name']),
+            address: cleared(v.address?.replaceAll('\\n', '\n')),
+            taxId: cleared(v['tax-id']),
+            enabled: v.receipts,
+            statementEn: templateFile(v['receipt-template-en'], env, '--receipt-template-en'),
+            statementHe: templateFile(v['receipt-template-he'], env, '--receipt-template-he'),
+          };
           const given = (o: object) => Object.values(o).filter((x) => x !== undefined).length;
+          if (given(receipts) > 0) {
+            patch.receipts = Object.fromEntries(Object.entries(receipts).filter(([, x]) => x !== undefined));
+          }
           if (given(patch) + given(rate) + given(offline) + given(terminal) === 0) {
             throw new UsageError('org settings: give at least one setting to change (see --help)');
           }
@@ -492,6 +535,50 @@ const COMMANDS: Record<string, { summary: string; commands: Record<string, Comma
         summary: 'Retire an old envelope key (refused while a device still holds items sealed under it).',
         flags: { kid: { schema: text(64), value: 'KID', help: 'the key id to retire (required)' } },
         run: (v, { api }) => api('POST', `/envelope-keys/${encodeURIComponent(v.kid)}/retire`),
+      }),
+    },
+  },
+  receipts: {
+    summary: 'tax receipts: e-mail deliveries (failures, bounces), year-end statements',
+    commands: {
+      list: command({
+        summary: 'List receipt e-mails, newest first (addresses masked).',
+        flags: {
+          org: orgFlag,
+          status: {
+            schema: oneOf(
+              ['pending', 'sent', 'bounced', 'failed'] as const,
+              'pending, sent, bounced or failed',
+            ).optional(),
+            value: 'STATUS',
+            help: 'pending, sent, bounced or failed',
+          },
+          limit: {
+            schema: positiveNumber(500, true).optional(),
+            value: 'N',
+            help: 'at most N rows (default 100)',
+          },
+        },
+        run: (v, { api }) => {
+          const q = new URLSearchParams();
+          for (const k of ['status', 'limit'] as const) if (v[k] !== undefined) q.set(k, String(v[k]));
+          return api('GET', `${org(v.org)}/receipts?${q}`);
+        },
+      }),
+      annual: command({
+        summary:
+          "Generate every donor's year-end statement of a year (PDF); with --send, e-mail each once " +
+          '(running it again sends none twice). Prints how many, and the donors without an e-mail address.',
+        flags: {
+          org: orgFlag,
+          year: {
+            schema: positiveNumber(2100, true),
+            value: 'YEAR',
+            help: 'the civil year, e.g. 2026 (required)',
+          },
+          send: switchFlag('queue the statements for e-mail (needs receipts on)'),
+        },
+        run: (v, { api }) => api('POST', `${org(v.org)}/receipts/annual`, { year: v.year, send: v.send }),
       }),
     },
   },
@@ -715,6 +802,18 @@ const gatewayKeySchema = z
   .min(8, 'must be at least 8 characters')
   .max(512, 'must be at most 512 characters')
   .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
+
+/** A receipt template file's text (relative to where `npm run admin` was typed). */
+function templateFile(file: string | undefined, env: NodeJS.ProcessEnv, flag: string): string | undefined {
+  if (file === undefined) return undefined;
+  try {
+    return readFileSync(resolve(env.INIT_CWD ?? process.cwd(), file), 'utf8').trim();
+  } catch (err) {
+    throw new UsageError(
+      `org settings: ${flag}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
+}
 
 /** The gateway key from --key-file, else GATEWAY_KEY; its value is never repeated in a message. */
 function gatewayKey(file: string | undefined, env: NodeJS.ProcessEnv, provider: string): string {

@@ -260,6 +260,18 @@ export async function listReceiptDeliveries(
   return { deliveries: rows.map(toDeliveryView) };
 }
 
+/** The admin view (CLI `receipts list`): an organisation's receipt e-mails by status. */
+export async function orgReceiptDeliveries(
+  deps: Deps,
+  orgGuid: string,
+  q: { status?: ReceiptDeliveryStatus | undefined; limit: number },
+): Promise<{ orgGuid: string; deliveries: ReceiptDelivery[] }> {
+  const org = await findOrgByGuid(deps.db, orgGuid);
+  if (!org) throw notFound(`Organisation ${orgGuid}`);
+  const rows = await listDeliveries(deps.db, org.id, q);
+  return { orgGuid: org.guid, deliveries: rows.map(toDeliveryView) };
+}
+
 export interface RenderedMail {
   subject: string;
   html: string;
