@@ -59,6 +59,8 @@ export type TestTerminalData = TerminalData & {
   discarded: { id: string; reason: string }[];
   /** Items whose outcome the result screen showed. */
   seen: string[];
+  /** Receipts asked for by e-mail on the result screen. */
+  receiptRequests: { id: string; email: string; language: 'en' | 'he' }[];
   items: OutboxItem[];
   local(): LocalSettings;
   /** The server's later answer for an item: it changes, and the listeners hear of it. */
@@ -124,6 +126,7 @@ export function testTerminalData(o: TestDataOptions): TestTerminalData {
   const voids: { receiptNum: string; reason: string | null }[] = [];
   const discarded: { id: string; reason: string }[] = [];
   const seen: string[] = [];
+  const receiptRequests: { id: string; email: string; language: 'en' | 'he' }[] = [];
   const closes: ShiftClose[] = [];
 
   const data: TestTerminalData = {
@@ -131,6 +134,7 @@ export function testTerminalData(o: TestDataOptions): TestTerminalData {
     voids,
     discarded,
     seen,
+    receiptRequests,
     items,
     local: () => local,
     settle(id, patch) {
@@ -208,6 +212,23 @@ export function testTerminalData(o: TestDataOptions): TestTerminalData {
     },
     async markOutcomeSeen(id) {
       seen.push(id);
+    },
+    async requestReceipt(id, email, language) {
+      if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email.trim()))
+        throw new OutboxRefusal('INVALID', 'Not an address');
+      receiptRequests.push({ id, email: email.trim(), language });
+      const i = items.findIndex((x) => x.id === id);
+      const receipt = {
+        email: email.trim(),
+        language,
+        requestedAt: new Date().toISOString(),
+        state: 'pending' as const,
+        inPush: null,
+        error: null,
+      };
+      items[i] = { ...items[i]!, receipt };
+      notify();
+      return items[i]!;
     },
     async waitForResult(id) {
       const i = items.findIndex((x) => x.id === id);

@@ -40,6 +40,7 @@ export {
   type Pairing,
   PairingError,
   type QueueSummary,
+  type ReceiptRequest,
   type ReenteredInstrument,
   type SyncPhase,
   type SyncStatus,

@@ -5,7 +5,7 @@
  * test sees exactly what a real server would receive. Faults are injected per request. The real
  * server is exercised by the integration and fault tests (e2e/).
  */
-import type { ShiftCloseRequest } from '@kupah/contracts';
+import type { DeviceReceiptSendRequest, ShiftCloseRequest } from '@kupah/contracts';
 import {
   type DeviceSettings,
   type EnvelopeKey,
@@ -47,7 +47,7 @@ export type Fault =
       retryAfter?: string;
     };
 
-export type Route = 'pair' | 'push' | 'pull' | 'shift';
+export type Route = 'pair' | 'push' | 'pull' | 'shift' | 'receipt';
 
 /** The server's verdict on one operation (it may look at the opened secrets). */
 export type Decide = (
@@ -93,6 +93,8 @@ export interface FakeDeviceServer {
   faults: Record<Route, Fault[]>;
   /** Shift closes recorded (the fake answers the device's totals back, without what was queued). */
   shiftCloses: ShiftCloseRequest[];
+  /** Receipts asked for on their own (`POST /v1/Device/Receipt/Send`), in order. */
+  receiptSends: DeviceReceiptSendRequest[];
   /** Called when a push arrives, before it is answered (tests hold it open with a promise). */
   onPush: ((body: PushRequest) => Promise<void> | void) | null;
   /** Number of pushes being answered right now, and the most there ever were at once. */
@@ -142,8 +144,9 @@ export async function createFakeDeviceServer(
     pages: 1,
     revoked: false,
     decide: defaultDecide,
-    faults: { pair: [], push: [], pull: [], shift: [] },
+    faults: { pair: [], push: [], pull: [], shift: [], receipt: [] },
     shiftCloses: [],
+    receiptSends: [],
     onPush: null,
     concurrency: { now: 0, max: 0 },
     async rotateKey() {
@@ -262,6 +265,33 @@ export async function createFakeDeviceServer(
     if (server.revoked) {
       return json(403, errorBody('DEVICE_REVOKED', 'This device was revoked by the organisation'));
     }
+    if (route === 'receipt') {
+      const body = (await req.json()) as DeviceReceiptSendRequest;
+      // Like the server: only a payment this device took and the server answered.
+      if (![...server.answers.values()].some((a) => a.receiptNum === body.receiptNum)) {
+        return json(404, errorBody('NOT_FOUND', `No payment ${body.receiptNum} of this device`));
+      }
+      server.receiptSends.push(body);
+      const at = new Date().toISOString();
+      return json(200, {
+        receiptNum: body.receiptNum,
+        delivery: {
+          deliveryId: server.receiptSends.length,
+          kind: 'copy',
+          receiptNum: body.receiptNum,
+          donorId: null,
+          year: null,
+          email: body.email,
+          language: body.language ?? 'en',
+          status: 'pending',
+          attempts: 0,
+          lastError: null,
+          createdAt: at,
+          sentAt: null,
+          nextAttemptAt: at,
+        },
+      });
+    }
     if (route === 'pull') {
       const q = new URL(req.url).searchParams;
       return json(200, page(q.get('cursor'), Number(q.get('limit') ?? 500)));
@@ -296,7 +326,9 @@ export async function createFakeDeviceServer(
             ? 'pull'
             : path === '/v1/Device/Shift/Close'
               ? 'shift'
-              : null;
+              : path === '/v1/Device/Receipt/Send'
+                ? 'receipt'
+                : null;
     if (!route) return json(404, errorBody('NOT_FOUND', `No route ${path}`));
     return handle(route, req);
   }) as typeof fetch;

@@ -30,6 +30,7 @@ import {
   toItem,
 } from './outbox-repo.ts';
 import { envelopeKeyGuard, type PairingChange, pairDevice, unpairDevice } from './pairing-service.ts';
+import { requestReceipt } from './receipt-requests.ts';
 import { listCampaigns, listCollectors, listReasons, searchDonors } from './reference-repo.ts';
 import { closeShift, listShiftCloses, summariseShift } from './shift.ts';
 import {
@@ -260,6 +261,12 @@ export function createTerminalData(options: TerminalDataOptions): TerminalDataIn
     async markOutcomeSeen(id: string) {
       await markOutcomeSeen(db, id, now());
       changes.notify();
+    },
+    async requestReceipt(id, email, language) {
+      const item = await requestReceipt(db, id, email, language, now());
+      changes.notify();
+      void loop.syncNow();
+      return item;
     },
     listOutbox: (filter) => listItems(db, filter),
     summary: () => summarise(db, now()),

@@ -9,6 +9,7 @@ import type { SyncSession, SyncStore } from '../sync/sync-store.ts';
 import { revealCredential } from './credential-vault.ts';
 import type { OutboxChanges } from './outbox-changes.ts';
 import { applyResults, claimBatch, expireDue, failItems, queueStats, releaseBatch } from './outbox-repo.ts';
+import { markReceipt, receiptsToSend } from './receipt-requests.ts';
 import { applyPullPage } from './reference-repo.ts';
 import { listShiftCloses, markShiftReported } from './shift.ts';
 import { readKv, type TerminalDatabase, writeKv } from './terminal-database.ts';
@@ -72,6 +73,11 @@ export function createDexieSyncStore(
     },
     async failOperations(failures) {
       await failItems(db, failures);
+      changes.notify();
+    },
+    receiptsToSend: (deviceId) => receiptsToSend(db, deviceId),
+    async markReceipt(id, email, outcome) {
+      await markReceipt(db, id, email, outcome);
       changes.notify();
     },
     pullCursor: async () => (await readKv(db, 'pullCursor')) ?? null,

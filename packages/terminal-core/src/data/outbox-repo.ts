@@ -15,6 +15,7 @@ import type { Currency, EnvelopeKey, OpResult } from '@kupah/contracts';
 import Dexie from 'dexie';
 import type { ClaimedOperation, ClaimRequest, QueueStats } from '../sync/sync-store.ts';
 import { confirmationNotDue, isBeingConfirmed, isConfirmingCode } from './being-confirmed.ts';
+import { prunePendingReceipts, receiptAfterAnswer, receiptInPush } from './receipt-requests.ts';
 import type { OutboxItem, OutboxState, QueueSummary } from './terminal-data.ts';
 import { type OutboxRow, readKv, type TerminalDatabase, writeKv } from './terminal-database.ts';
 
@@ -248,6 +249,8 @@ function operationOf(row: OutboxRow): ClaimedOperation {
       request: row.request,
       ...(row.offline !== undefined ? { offline: row.offline } : {}),
       sealed: row.sealed ?? null,
+      // The receipt the donor asked for travels with the payment while it is still to be forwarded.
+      ...receiptInPush(row),
     },
     amountMinor: row.amountMinor,
     kid: row.kid,
@@ -336,12 +339,14 @@ export async function applyResults(
         // Unknown, or already final (another tab, a replay): a final state is never left.
         if (!row || isFinal(row.state)) return;
         const next: OutboxRow = { ...row, ...answered(row, r) };
+        if (next.receipt) next.receipt = receiptAfterAnswer(next);
         if (isFinal(next.state)) {
           settled += row.amountMinor;
           updates.push(withoutSealed(next));
         } else updates.push(next);
       });
       await db.outbox.bulkPut(updates);
+      await prunePendingReceipts(db, updates);
       return -settled;
     });
     const pairing = await readKv(db, 'pairing');

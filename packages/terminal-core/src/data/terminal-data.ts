@@ -60,6 +60,24 @@ export interface OutboxItem {
   scheduleNum: string | null;
   error: { errorCode: string; message: string } | null;
   discardReason: string | null;
+  /** The donor asked for the receipt by e-mail (result screen); absent when nobody did. */
+  receipt?: ReceiptRequest | null;
+}
+
+/**
+ * A receipt the donor asked for by e-mail. `pending` until the server has it: it travels with the
+ * payment when the payment is still to be forwarded, else it is sent on its own
+ * (`POST /v1/Device/Receipt/Send`) once the payment has its receipt number.
+ */
+export interface ReceiptRequest {
+  email: string;
+  language: 'en' | 'he';
+  requestedAt: string;
+  state: 'pending' | 'sent' | 'failed';
+  /** The address the last push of the payment carried (null: the push carried none). */
+  inPush: string | null;
+  /** Why it failed (the server's message), for the queue screen. */
+  error: string | null;
 }
 
 export interface Pairing {
@@ -193,6 +211,12 @@ export interface TerminalData {
   waitForResult(id: string, timeoutMs: number): Promise<OutboxItem>;
   /** The result screen showed this item's final outcome (a decline seen then raises no alarm). */
   markOutcomeSeen(id: string): Promise<void>;
+  /**
+   * E-mail this donation's receipt to `email` (in `language`): kept with the item and sent once the
+   * server has the payment (with it, or on its own afterwards), offline too. Throws OutboxRefusal
+   * for an address that is not one, or an item that took no money (declined, failed, discarded).
+   */
+  requestReceipt?(id: string, email: string, language: 'en' | 'he'): Promise<OutboxItem>;
   // End of shift
   /** What this device took since the shift opened (succeeded, voided, declined, still queued). */
   shiftSummary(): Promise<ShiftSummary>;

@@ -83,6 +83,8 @@ export interface KvValues {
   syncState: StoredSyncState;
   /** The organisation's contact key (base64url, from the pull): the HMAC key of `contactHashes`. */
   contactKey: string;
+  /** Outbox items whose e-mailed receipt the server does not have yet (`receipt.state` pending). */
+  receiptsPending: string[];
 }
 export type KvKey = keyof KvValues;
 

@@ -1,10 +1,11 @@
 /**
- * The device-sync endpoints over HTTP (pair, push, pull), with a time limit on every call and
+ * The device-sync endpoints over HTTP (pair, push, pull, shift close, receipt), with a time limit on every call and
  * every answer checked against the contracts' schemas. Failures are sorted into what the sync
  * loop must do about them: try later (network, time-out, 5xx, 429, an answer that is not the
  * contract's), stop (403 DEVICE_REVOKED), or tell someone (401, other 4xx).
  */
 import {
+  type DeviceReceiptSendRequest,
   type PairRequest,
   type PairResponse,
   type PullResponse,
@@ -13,6 +14,8 @@ import {
   pairResponse,
   pullResponse,
   pushResponse,
+  type ReceiptSendResponse,
+  receiptSendResponse,
   type ShiftCloseRequest,
   type ShiftCloseResponse,
   shiftCloseResponse,
@@ -60,6 +63,12 @@ export interface DeviceApi {
   push(serverUrl: string, credential: string, body: PushRequest): Promise<PushResponse>;
   /** Records a shift close (optional: fakes of earlier tests have none). */
   closeShift?(serverUrl: string, credential: string, body: ShiftCloseRequest): Promise<ShiftCloseResponse>;
+  /** Asks the server to e-mail the receipt of a payment this device took (optional, as above). */
+  sendReceipt?(
+    serverUrl: string,
+    credential: string,
+    body: DeviceReceiptSendRequest,
+  ): Promise<ReceiptSendResponse>;
   pull(
     serverUrl: string,
     credential: string,
@@ -178,6 +187,13 @@ export function createDeviceApi(opts: DeviceApiOptions): DeviceApi {
         `${normaliseServerUrl(serverUrl)}/v1/Device/Shift/Close`,
         json(credential, body),
         shiftCloseResponse,
+        timeoutMs,
+      ),
+    sendReceipt: (serverUrl, credential, body) =>
+      call(
+        `${normaliseServerUrl(serverUrl)}/v1/Device/Receipt/Send`,
+        json(credential, body),
+        receiptSendResponse,
         timeoutMs,
       ),
     push: (serverUrl, credential, body) =>

@@ -435,6 +435,29 @@ export function createSyncLoop(opts: SyncLoopOptions): SyncLoop {
     }
   }
 
+  /**
+   * Receipts asked for after their payment was forwarded go on their own, with the receipt number.
+   * The server's refusal (a 4xx: not this device's payment, receipts off) is final and shown; no
+   * answer leaves it for the next run.
+   */
+  async function sendReceipts(session: SyncSession): Promise<void> {
+    if (!api.sendReceipt || !store.receiptsToSend || !store.markReceipt) return;
+    for (const r of await store.receiptsToSend(session.deviceId)) {
+      try {
+        await api.sendReceipt(session.serverUrl, session.credential, {
+          receiptNum: r.receiptNum,
+          email: r.email,
+          language: r.language,
+        });
+        await store.markReceipt(r.id, r.email, { state: 'sent' });
+      } catch (err) {
+        if (!(err instanceof DeviceApiError) || err.transient || err.errorCode === 'DEVICE_REVOKED')
+          throw err;
+        await store.markReceipt(r.id, r.email, { state: 'failed', error: err.errorCode ?? err.message });
+      }
+    }
+  }
+
   async function runLocked(session: SyncSession): Promise<PushOutcome> {
     keyRefused = false;
     await store.expireDue(now());
@@ -442,6 +465,7 @@ export function createSyncLoop(opts: SyncLoopOptions): SyncLoop {
     const pushed = await pushQueue(session, stats);
     await pullAll(session);
     await reportShiftCloses(session);
+    await sendReceipts(session);
     // The answers were applied (with the held key); the refusal must be seen, not swallowed.
     if (keyRefused) throw new EnvelopeKeyRefused();
     return pushed;

@@ -1,6 +1,6 @@
 /**
  * What the sync loop needs from the durable layer. The loop decides when and what to send; the
- * store (`data/sync-store-dexie.ts`) makes each step durable in one IndexedDB transaction, so a
+ * store (`data/dexie-sync-store.ts`) makes each step durable in one IndexedDB transaction, so a
  * crash between two steps leaves the outbox in a state the next run can continue from.
  */
 import type {
@@ -11,6 +11,15 @@ import type {
   ShiftTotals,
   SyncOperation,
 } from '@kupah/contracts';
+
+/** A receipt the donor asked for, of a payment already forwarded, to send on its own. */
+export interface ReceiptToSend {
+  /** The outbox item. */
+  id: string;
+  receiptNum: string;
+  email: string;
+  language: 'en' | 'he';
+}
 
 export interface SyncSession {
   serverUrl: string;
@@ -94,4 +103,12 @@ export interface SyncStore {
   unreportedShiftCloses?(): Promise<ShiftCloseRequest[]>;
   /** The server recorded this close and answered its own totals. */
   markShiftReported?(closeId: string, server: ShiftTotals, now: Date): Promise<void>;
+  /** E-mailed receipts to send on their own: payments done whose address the server lacks. */
+  receiptsToSend?(deviceId: string): Promise<ReceiptToSend[]>;
+  /** The server took the receipt, or refused it for good. */
+  markReceipt?(
+    id: string,
+    email: string,
+    outcome: { state: 'sent' } | { state: 'failed'; error: string },
+  ): Promise<void>;
 }

@@ -153,7 +153,18 @@ describe('the terminal', () => {
   });
 
   it('approved: the receipt number, printed right to left in Hebrew; Escape steps back through the flow', async () => {
-    const { data, bridge } = await start({ outcome: 'done', local: { language: 'he' } });
+    const receipts = {
+      enabled: true,
+      legalName: 'קהילת בית ישראל',
+      address: 'רחוב הרצל 1, ירושלים',
+      taxId: '580012345',
+      statement: { en: 'No goods or services were provided.', he: 'קבלה לצורך זיכוי ממס לפי סעיף 46.' },
+    };
+    const { data, bridge } = await start({
+      outcome: 'done',
+      local: { language: 'he' },
+      settings: { ...settings, receipts },
+    });
     expect(document.documentElement.dir).toBe('rtl');
     expect(screen.getByTestId('nav-donate').textContent).toBe('תרומה');
     click('preset-3600');
@@ -189,9 +200,41 @@ describe('the terminal', () => {
     const lines = (bridge.printed[0] as { lines: string[] }).lines.join('\n');
     expect(lines).toContain('קבלה מס׳ R1001');
     expect(lines).not.toContain('4242424242424242');
-    expect(screen.getByTestId('email-receipt').getAttribute('href')).toMatch(
-      /^mailto:sarah%40example\.org\?subject=/,
+    // The same content as the e-mailed receipt: the organisation's legal details and tax wording.
+    expect(lines).toContain('קהילת בית ישראל');
+    expect(lines).toContain('מספר עמותה: 580012345');
+    expect(lines).toContain('קבלה לצורך זיכוי ממס לפי סעיף 46.');
+    expect(lines).not.toContain('No goods or services');
+    // E-mail: the address the donor gave, sent by the server (no mailto: link).
+    expect((screen.getByTestId('receipt-email') as HTMLInputElement).value).toBe('sarah@example.org');
+    type('receipt-email', 'not-an-address');
+    click('email-receipt');
+    await waitFor(() => expect(screen.getByTestId('receipt-email-error').textContent).not.toBe(''));
+    type('receipt-email', 'sarah@example.org');
+    click('email-receipt');
+    await waitFor(() =>
+      expect(screen.getByTestId('receipt-email-status').textContent).toContain('sarah@example.org'),
     );
+    expect(data.receiptRequests).toEqual([
+      { id: data.items[0]!.id, email: 'sarah@example.org', language: 'he' },
+    ]);
+  });
+
+  it('the organisation sends no receipts: no e-mail field, the printed receipt has the plain name', async () => {
+    await start({ outcome: 'done', settings: { ...settings, receipts: undefined } });
+    click('preset-3600');
+    click('amount-next');
+    type('card-number', '4242424242424242');
+    type('card-expiry', '12/30');
+    type('card-cvv', '123');
+    click('method-next');
+    click('donor-anonymous');
+    click('donor-next');
+    click('details-next');
+    click('confirm');
+    await screen.findByTestId('result-approved');
+    expect(screen.queryByTestId('receipt-email')).toBeNull();
+    expect(screen.getByTestId('receipt-lines').textContent).toContain(settings.orgName);
   });
 
   it('declined, and refused by the durable layer: each message where it belongs', async () => {

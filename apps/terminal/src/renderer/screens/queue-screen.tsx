@@ -16,6 +16,7 @@ import { useServices } from '../app-context.ts';
 import { Field } from '../components/field.tsx';
 import { PinGate, pinRefusal, useManagerPin } from '../components/pin-gate.tsx';
 import { printLines } from '../components/print.ts';
+import { loadReceiptNames, NO_NAMES } from '../components/receipt-names.ts';
 import { dateTime, money, number, timeLeft } from '../format/format.ts';
 import { methodName } from '../format/method-name.ts';
 import { paymentErrors } from '../forms/validate.ts';
@@ -267,11 +268,12 @@ function QueueRow({
   message,
 }: RowProps) {
   const { t } = useTranslation();
-  const { bridge } = useServices();
+  const { bridge, data } = useServices();
   const settings = useTerminal((s) => s.settings);
   const reprint = async () => {
     if (!settings) return;
-    const lines = [t('receipt.copy'), ...receiptLines(i, emptyDraft(), settings, t, lang)];
+    const names = await loadReceiptNames(data).catch(() => NO_NAMES);
+    const lines = [t('receipt.copy'), ...receiptLines(i, emptyDraft(), settings, t, lang, names)];
     const r = await printLines(bridge, t, lang, t('receipt.title', { org: settings.orgName }), lines);
     onMessage({ text: r.note, ok: r.printed });
   };

@@ -8,25 +8,48 @@ import type { DeviceSettings } from '@kupah/contracts';
 import type { OutboxItem } from '@kupah/terminal-core';
 import { isBeingConfirmed } from '@kupah/terminal-core';
 import type { TFunction } from 'i18next';
-import { type ReactNode, useEffect, useState } from 'react';
+import { type FormEvent, type ReactNode, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app-context.ts';
 import { printLines } from '../components/print.ts';
+import { NO_NAMES, type ReceiptNames, useReceiptNames } from '../components/receipt-names.ts';
 import { dateTime, money } from '../format/format.ts';
 import { methodName } from '../format/method-name.ts';
 import { errorText } from '../i18n/server-errors.ts';
 import { type Draft, useTerminal } from '../store/terminal-store.ts';
+import { campaignLabel, reasonLabel } from './details-screen.tsx';
 import { personName } from './donor-screen.tsx';
 
-/** The receipt as text lines in the current language (printed, e-mailed): never more than last 4. */
+/** What the entry asked for, as stored with the outbox item (no card or bank details). */
+interface ReceiptRequestFacts {
+  campaign?: { campaignNum: number } | null;
+  reason?: { reasonNum: number } | null;
+  reasons?: { reasonNum: number; reasonAmount: number }[] | null;
+  note?: string | null;
+  scheduleDetails?: {
+    startDate?: string;
+    totalPaymentsCount?: number;
+    amountPerPayment?: number;
+  } | null;
+}
+
+/**
+ * The receipt as text lines in the current language, printed with the same content as the e-mailed
+ * one: the organisation's legal name, address and tax id, the receipt number, date, amount, method
+ * (brand and last 4 only), campaign, reason or split, note, donor, a schedule's terms, and the tax
+ * statement in this language (from the organisation's settings, kept on the device).
+ */
 export function receiptLines(
   item: OutboxItem,
   draft: Draft,
   settings: DeviceSettings,
   t: TFunction,
   lang: string,
+  names: ReceiptNames = NO_NAMES,
 ): string[] {
+  const legal = settings.receipts;
   const amount = item.currency ? money(item.amountMinor, item.currency, lang) : '';
+  const major = (value: number) => (item.currency ? money(Math.round(value * 100), item.currency, lang) : '');
   const method = item.method ? methodName(t, item.method, settings) : '';
   const card = item.display.last4
     ? ` ${item.display.brand ?? ''} •••• ${item.display.last4}`.replace('  ', ' ')
@@ -38,21 +61,50 @@ export function receiptLines(
       : d.mode === 'anonymous'
         ? t('donor.anonymous')
         : (item.display.donorName ?? '');
-  const lines = [
-    settings.orgName,
-    t('receipt.date', { date: dateTime(item.createdAt, lang) }),
-    t('receipt.amount', { amount }),
-    t('receipt.method', { method: `${method}${card}` }),
-  ];
-  if (donor) lines.push(t('receipt.donor', { name: donor }));
-  if (item.display.frequency)
-    lines.push(t('receipt.frequency', { frequency: t(`frequency.${item.display.frequency}`) }));
+  const request = item.request as ReceiptRequestFacts;
+  const campaignNum = request.campaign?.campaignNum;
+  const campaign = campaignNum === undefined ? null : names.campaigns.get(campaignNum);
+  const reasonName = (reasonNum: number) => {
+    const r = names.reasons.get(reasonNum);
+    return r ? reasonLabel(r, lang) : String(reasonNum);
+  };
+  const lines = [legal?.legalName || settings.orgName];
+  if (legal?.address) lines.push(legal.address);
+  if (legal?.taxId) lines.push(t('receipt.taxId', { id: legal.taxId }));
   lines.push(
+    '',
     item.receiptNum
       ? t('receipt.number', { receipt: item.receiptNum })
       : t('receipt.reference', { ref: item.localRef }),
+    t('receipt.date', { date: dateTime(item.createdAt, lang) }),
+    t('receipt.amount', { amount }),
+    t('receipt.method', { method: `${method}${card}` }),
   );
+  if (donor) lines.push(t('receipt.donor', { name: donor }));
+  if (campaignNum !== undefined && campaignNum !== null)
+    lines.push(t('receipt.campaign', { name: campaign ? campaignLabel(campaign) : String(campaignNum) }));
+  if (request.reasons && request.reasons.length > 0) {
+    for (const part of request.reasons)
+      lines.push(
+        t('receipt.splitPart', { name: reasonName(part.reasonNum), amount: major(part.reasonAmount) }),
+      );
+  } else if (request.reason) lines.push(t('receipt.reason', { name: reasonName(request.reason.reasonNum) }));
+  if (request.note) lines.push(t('receipt.note', { note: request.note }));
+  if (item.display.frequency)
+    lines.push(t('receipt.frequency', { frequency: t(`frequency.${item.display.frequency}`) }));
+  const terms = request.scheduleDetails;
+  if (terms?.totalPaymentsCount && terms.amountPerPayment !== undefined)
+    lines.push(
+      t('receipt.terms', {
+        count: terms.totalPaymentsCount,
+        each: major(terms.amountPerPayment),
+        total: amount,
+        start: terms.startDate ?? '',
+      }),
+    );
   if (item.scheduleNum) lines.push(t('receipt.schedule', { schedule: item.scheduleNum }));
+  const statement = legal?.statement[lang === 'he' ? 'he' : 'en'];
+  if (statement) lines.push('', statement);
   lines.push('', t('receipt.thanks'));
   return lines;
 }
@@ -67,6 +119,7 @@ export function ResultScreen({ onDone }: { onDone?: () => void }) {
   const settings = useTerminal((s) => s.settings);
   const setResult = useTerminal((s) => s.setResult);
   const [printNote, setPrintNote] = useState<string | null>(null);
+  const names = useReceiptNames();
   const done = onDone ?? useTerminal.getState().startOver;
   const confirmingId = result && !waiting && isBeingConfirmed(result) ? result.id : null;
 
@@ -99,12 +152,13 @@ export function ResultScreen({ onDone }: { onDone?: () => void }) {
 
   if (!result || !settings) return null;
   const amount = result.currency ? money(result.amountMinor, result.currency, lang) : '';
-  const lines = receiptLines(result, draft, settings, t, lang);
+  const lines = receiptLines(result, draft, settings, t, lang, names);
   // Only an address typed here: a known donor's addresses reach the device masked (d•••@x.org).
   const email = draft.donor.mode === 'new' ? draft.donor.email.trim() : '';
-  const mail = `mailto:${encodeURIComponent(email)}?subject=${encodeURIComponent(
-    t('receipt.title', { org: settings.orgName }),
-  )}&body=${encodeURIComponent(lines.join('\n'))}`;
+  // A receipt by e-mail for money taken or about to be (offline: it goes once the donation is
+  // forwarded), when the organisation's server sends receipts.
+  const canEmail =
+    !waiting && settings.receipts?.enabled === true && ['done', 'queued', 'sending'].includes(result.state);
 
   async function print() {
     setPrintNote(null);
@@ -174,15 +228,13 @@ export function ResultScreen({ onDone }: { onDone?: () => void }) {
           {printNote}
         </p>
       ) : null}
+      {canEmail ? <EmailReceipt item={result} initial={email} /> : null}
       <div className="actions">
         {result.state === 'done' && !waiting ? (
           <>
             <button type="button" data-testid="print-receipt" onClick={() => void print()}>
               {t('result.print')}
             </button>
-            <a className="button" href={mail} data-testid="email-receipt">
-              {t('result.email')}
-            </a>
           </>
         ) : null}
         {result.state === 'declined' && !waiting ? (
@@ -207,5 +259,96 @@ export function ResultScreen({ onDone }: { onDone?: () => void }) {
         </button>
       </div>
     </section>
+  );
+}
+
+/**
+ * The donor's e-mail address for the receipt, typed on the result screen (at a kiosk by the donor).
+ * Kept with the donation on the device and sent by the server once it has the payment; the line
+ * below says where it stands.
+ */
+function EmailReceipt({ item, initial }: { item: OutboxItem; initial: string }) {
+  const { t, i18n } = useTranslation();
+  const lang = i18n.language === 'he' ? 'he' : 'en';
+  const { data } = useServices();
+  const [email, setEmail] = useState(initial);
+  const [invalid, setInvalid] = useState(false);
+  const [current, setCurrent] = useState<OutboxItem>(item);
+
+  useEffect(() => {
+    let live = true;
+    const check = () =>
+      void data
+        .waitForResult(item.id, 0)
+        .then((i) => live && setCurrent(i))
+        .catch(() => undefined);
+    const off = data.onOutboxChange(check);
+    check();
+    return () => {
+      live = false;
+      off();
+    };
+  }, [data, item.id]);
+
+  const request = data.requestReceipt?.bind(data);
+  if (!request) return null;
+
+  async function send(e: FormEvent) {
+    e.preventDefault();
+    setInvalid(false);
+    try {
+      setCurrent(await request!(item.id, email, lang));
+    } catch {
+      setInvalid(true);
+    }
+  }
+
+  const asked = current.receipt ?? null;
+  let status: string | null = null;
+  if (asked?.state === 'sent') status = t('result.emailSent', { email: asked.email });
+  else if (asked?.state === 'pending')
+    status =
+      current.state === 'done'
+        ? t('result.emailSending', { email: asked.email })
+        : t('result.emailAfterForward', { email: asked.email });
+  else if (asked?.state === 'failed')
+    status = t('result.emailFailed', {
+      message: errorText(t, { errorCode: asked.error ?? 'INTERNAL_ERROR', message: asked.error ?? '' }),
+    });
+
+  return (
+    <form
+      className="email-receipt"
+      onSubmit={(e) => void send(e)}
+      noValidate
+      data-testid="email-receipt-form"
+    >
+      <label htmlFor="receipt-email">{t('result.emailLabel')}</label>
+      <div className="email-receipt-row">
+        <input
+          id="receipt-email"
+          type="email"
+          inputMode="email"
+          autoComplete="off"
+          dir="ltr"
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+          aria-invalid={invalid}
+          aria-describedby="receipt-email-error"
+          data-testid="receipt-email"
+        />
+        <button type="submit" data-testid="email-receipt">
+          {t('result.email')}
+        </button>
+      </div>
+      <p className="field-error" id="receipt-email-error" data-testid="receipt-email-error">
+        {invalid ? t('result.emailInvalid') : ''}
+      </p>
+      {status ? (
+        <p role="status" data-testid="receipt-email-status">
+          {status}
+        </p>
+      ) : null}
+    </form>
   );
 }

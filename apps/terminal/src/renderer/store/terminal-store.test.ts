@@ -84,7 +84,11 @@ describe('the flow of a donation in each mode', () => {
     expect(previousScreen('review', 'cashier')).toBe('details');
     expect(previousScreen('amount', 'cashier')).toBeNull();
     expect(previousScreen('result', 'cashier')).toBeNull();
-    expect(previousScreen('queue', 'kiosk')).toBe('amount');
+    // The kiosk starts at its welcome screen: Back from the amount, and from the staff screens, leads there.
+    expect(nextScreen('welcome', 'kiosk')).toBe('amount');
+    expect(previousScreen('amount', 'kiosk')).toBe('welcome');
+    expect(previousScreen('queue', 'kiosk')).toBe('welcome');
+    expect(previousScreen('settings', 'cashier')).toBe('amount');
   });
 
   it('next and back follow the mode in the local settings', () => {
