@@ -454,6 +454,49 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the terminal in Chromi
     await expect.poll(voidState, { timeout: 20_000 }).toMatch(/^done R\d+$/);
   });
 
+  it('e-mails the receipt the donor asks for on the result screen: the server queues it for that payment', async () => {
+    await admin('PATCH', `/orgs/${org.orgGuid}/settings`, {
+      receipts: { legalName: 'Beth Israel Congregation', taxId: '12-3456789', address: '1 Main St' },
+    });
+    // The terminal learns it with its next sync (Send now is on the status bar for everyone).
+    await expect
+      .poll(
+        async () => {
+          await byTest('send-now')
+            .click({ timeout: 1_000 })
+            .catch(() => undefined);
+          return page.evaluate(async () => {
+            const g = globalThis as unknown as {
+              __kupah: { data: { getPairing(): Promise<{ settings: { receipts?: { enabled: boolean } } }> } };
+            };
+            return (await g.__kupah.data.getPairing()).settings.receipts?.enabled ?? false;
+          });
+        },
+        { timeout: 20_000 },
+      )
+      .toBe(true);
+    await donate('4242424242424242', { amount: '25' });
+    const receipt = /R\d+/.exec((await byTest('result-approved').textContent()) ?? '')?.[0];
+    expect(await byTest('receipt-lines').textContent()).toContain('12-3456789');
+    await byTest('receipt-email').fill('donor@example.com');
+    await byTest('email-receipt').click();
+    await expect
+      .poll(async () => (await byTest('receipt-email-status').textContent()) ?? '')
+      .toMatch(/donor@example\.com/);
+    await expect
+      .poll(
+        async () => {
+          const res = await fetch(`http://127.0.0.1:${port}/v1/External/Receipts?receiptNum=${receipt}`, {
+            headers: { apikey: org.apiKey },
+          });
+          const body = (await res.json()) as { deliveries: { email: string; receiptNum: string }[] };
+          return body.deliveries.map((d) => `${d.receiptNum} ${d.email}`);
+        },
+        { timeout: 20_000 },
+      )
+      .toEqual([`${receipt} d•••@example.com`]);
+  });
+
   it("closes the shift: the device's totals, printed, recorded on the server, and the server's totals match", async () => {
     await byTest('nav-settings').click();
     // Settings, then the shift, are behind the manager PIN set above.
