@@ -8,6 +8,7 @@ import { type DbKind, defaultConnections, formatCharge, runCharge } from './char
 import { formatGatewayHang, runGatewayHang } from './gateway-hang.ts';
 import { errorText, installSignalHandlers, runCleanups, startWatchdog } from './lifecycle.ts';
 import { DEFAULT_PG_URL, loopbackPgUrl } from './postgres.ts';
+import { formatReceipts, runReceipts } from './receipts.ts';
 import { formatReports, runReports } from './reports.ts';
 import { formatSchedules, runSchedules } from './schedules.ts';
 import { formatSync, runSync } from './sync.ts';
@@ -43,6 +44,9 @@ Benchmarks:
             screen, offline enqueue of 1,000 card donations, renderer JavaScript size.
   sync      payments queued offline in the terminal's data layer in Chromium (Dexie,
             sealed card data), then forwarded by the sync loop to the server on PostgreSQL.
+  receipts  year-end statements of 10,000 donors (--donors) on PostgreSQL, as
+            \`npm run admin -- receipts annual --send\` makes them: gifts read, a PDF each (half
+            in Hebrew), queued for e-mail (target ≤ 60 s).
   reports   the read API on PostgreSQL over a year of 1,000,000 payments (--payments): totals
             by every groupBy (target ≤ 500 ms), payment pages, cursor, donor search.
   gateway-hang
@@ -69,6 +73,7 @@ Options (schedules, webhooks, sync; all use PostgreSQL at --pg-url):
   --workers <n>            schedules: scheduler workers (default 8)
   --payments <n>           sync: payments to queue and forward (default 10000);
                            reports: payments in the year (default 1000000)
+  --donors <n>             receipts: donors with gifts in the year (default 10000)
 Options (gateway-hang; PostgreSQL at --pg-url):
   --charges <n>            charges kept in flight, all hanging (default ${DEFAULTS.hangCharges})
   --gateway-timeout <ms>   the server's GATEWAY_TIMEOUT_MS (default ${DEFAULTS.gatewayTimeout})
@@ -93,6 +98,7 @@ const BENCHMARKS = [
   'terminal',
   'gateway-hang',
   'reports',
+  'receipts',
 ] as const;
 
 function positiveNumber(name: string, text: string | undefined, fallback: number, allowZero = false): number {
@@ -143,7 +149,8 @@ async function main(argv: string[]): Promise<number> {
     name === 'webhooks' ||
     name === 'sync' ||
     name === 'gateway-hang' ||
-    name === 'reports'
+    name === 'reports' ||
+    name === 'receipts'
   )
     return runOnPostgres(name, values);
   if (name === 'terminal') {
@@ -221,7 +228,7 @@ async function runReported<R extends { meetsTargets: boolean }>(
 }
 
 async function runOnPostgres(
-  name: 'schedules' | 'webhooks' | 'sync' | 'gateway-hang' | 'reports',
+  name: 'schedules' | 'webhooks' | 'sync' | 'gateway-hang' | 'reports' | 'receipts',
   values: ReturnType<typeof parse>['values'],
 ): Promise<number> {
   let pgUrl: URL;
@@ -239,8 +246,15 @@ async function runOnPostgres(
       schedules: 'instalments',
       sync: 'payments',
       reports: 'payments',
+      receipts: 'donors',
     } as const;
-    const defaultCount = { webhooks: 20_000, schedules: 10_000, sync: 10_000, reports: 1_000_000 } as const;
+    const defaultCount = {
+      webhooks: 20_000,
+      schedules: 10_000,
+      sync: 10_000,
+      reports: 1_000_000,
+      receipts: 10_000,
+    } as const;
     count = positiveNumber(countFlag[name], values[countFlag[name]], defaultCount[name]);
     workers = positiveNumber('workers', values.workers, 8);
     if (!Number.isInteger(count) || count > 1_000_000 || !Number.isInteger(workers) || workers > 64) {
@@ -267,6 +281,15 @@ async function runOnPostgres(
       log: (line: string) => console.error(`bench: ${line}`),
     };
     return runReported(name, values, 1_200_000, () => runReports(opts), formatReports);
+  }
+  if (name === 'receipts') {
+    const opts = {
+      pgUrl,
+      donors: count,
+      giftsPerDonor: 3,
+      log: (line: string) => console.error(`bench: ${line}`),
+    };
+    return runReported(name, values, 900_000, () => runReceipts(opts), formatReceipts);
   }
   if (name === 'schedules') {
     const opts = { pgUrl, engineSchedules: 100_000, instalments: count, concurrency: workers };
@@ -328,6 +351,7 @@ function parse(argv: string[]) {
       instalments: { type: 'string' },
       workers: { type: 'string' },
       payments: { type: 'string' },
+      donors: { type: 'string' },
       'gateway-latency': { type: 'string' },
       charges: { type: 'string' },
       'gateway-timeout': { type: 'string' },

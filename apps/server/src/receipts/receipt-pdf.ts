@@ -84,6 +84,11 @@ function reorder(line: string, rtl: boolean): string[] {
 export interface PdfOptions {
   /** US Letter for US organisations, A4 otherwise. */
   size: 'LETTER' | 'A4';
+  /**
+   * false: headings in the regular face too. Each face embeds its own font subset in every file,
+   * which is most of the work of drawing one: year-end statements in bulk leave the bold one out.
+   */
+  bold?: boolean;
 }
 
 const MARGIN = 50;
@@ -120,8 +125,12 @@ export function renderPdf(d: ReceiptDocument, opts: PdfOptions): Promise<Buffer>
   let y = MARGIN;
 
   const use = (font: 'regular' | 'bold', size: number, color = '#111111') => {
-    pdf.font(FONT_NAMES[font]).fontSize(size).fillColor(color);
-    (pdf as unknown as { _font: { layoutCache?: object } })._font.layoutCache = layoutCaches[font];
+    pdf
+      .font(FONT_NAMES[opts.bold === false ? 'regular' : font])
+      .fontSize(size)
+      .fillColor(color);
+    (pdf as unknown as { _font: { layoutCache?: object } })._font.layoutCache =
+      layoutCaches[opts.bold === false ? 'regular' : font];
   };
   const lineHeight = () => pdf.currentLineHeight(true) + 2;
   const room = (height: number) => {

@@ -21,6 +21,7 @@ import type { OrgSettings } from '../orgs/settings.ts';
 import { assertSameOrg } from '../payments/payment-service.ts';
 import { maskEmail } from '../people/contact-mask.ts';
 import type { Person } from '../people/repo.ts';
+import { inThisThread, pdfPool } from './pdf-pool.ts';
 import {
   type ReceiptDocument,
   receiptDocument,
@@ -346,6 +347,8 @@ export interface AnnualSummary {
   alreadyQueued: number;
   /** Donors with no e-mail address: their statements are downloadable only. */
   withoutEmail: string[];
+  /** Worker threads that drew the PDFs (0: the server's own thread). */
+  threads: number;
   seconds: number;
 }
 
@@ -358,7 +361,12 @@ export async function annualStatements(
   deps: Deps,
   orgGuid: string,
   year: number,
-  opts: { send: boolean; onStatement?: (accountNum: string, pdf: Buffer) => void | Promise<void> },
+  opts: {
+    send: boolean;
+    /** Worker threads drawing the PDFs (default: one per core; 0: this thread). */
+    threads?: number;
+    onStatement?: (accountNum: string, pdf: Buffer) => void | Promise<void>;
+  },
 ): Promise<AnnualSummary> {
   const started = performance.now();
   const org = await findOrgByGuid(deps.db, orgGuid);
@@ -368,16 +376,24 @@ export async function annualStatements(
   const size = pdfSize(org.settings);
   let bytes = 0;
   let gifts = 0;
-  for (const { donor, gifts: list } of all) {
-    gifts += list.length;
-    const pdf = await renderPdf(
-      statementDocument(donor, list, year, org, statementLanguage(null, donor, org)),
-      {
-        size,
-      },
-    );
-    bytes += pdf.length;
-    await opts.onStatement?.(donor.accountNum, pdf);
+  // Every core draws (worker threads), a bounded number of documents in flight.
+  const renderer = opts.threads === 0 ? inThisThread() : await pdfPool(opts.threads);
+  const threads = renderer.threads;
+  try {
+    let next = 0;
+    const lane = async () => {
+      for (let i = next++; i < all.length; i = next++) {
+        const { donor, gifts: list } = all[i]!;
+        gifts += list.length;
+        const doc = statementDocument(donor, list, year, org, statementLanguage(null, donor, org));
+        const pdf = await renderer.render(doc, { size, bold: false });
+        bytes += pdf.length;
+        await opts.onStatement?.(donor.accountNum, pdf);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, renderer.threads * 4) }, lane));
+  } finally {
+    await renderer.close();
   }
   let queued = 0;
   let alreadyQueued = 0;
@@ -420,6 +436,7 @@ export async function annualStatements(
     queued,
     alreadyQueued,
     withoutEmail,
+    threads,
     seconds: Math.round((performance.now() - started) / 10) / 100,
   };
 }
