@@ -343,6 +343,38 @@ describe.each(await testDatabases())('receipts on %s', (kind) => {
     expect((await send('not-a-credential', receiptNum)).status).toBe(401);
   });
 
+  it('a schedule’s receipt states its terms and the next instalment’s date', async () => {
+    await h.admin('PATCH', `/orgs/${h.org.orgGuid}/settings`, { scheduleMode: 'Internal' });
+    const donorId = await saveDonor({
+      firstName: 'Leah',
+      lastName: 'Adler',
+      donorEmails: [{ emailAddress: 'leah@example.org' }],
+    });
+    const r = await h.request(
+      'POST',
+      '/v1/External/SchedulePayment',
+      chargeBody(h, {
+        uniqueTransactionId: crypto.randomUUID(),
+        donor: { accountNum: donorId },
+        amount: undefined,
+        scheduleDetails: {
+          frequencyID: 'Monthly',
+          startDate: '2026-11-23',
+          totalPaymentsCount: 12,
+          amountPerPayment: 36,
+        },
+      }),
+      keyAuth(h),
+    );
+    expect(r.body.paymentStatus, JSON.stringify(r.body)).toBe('Success');
+    const receiptNum = r.body.receiptNum as string;
+    expect((await deliveries(`?receiptNum=${receiptNum}`)).map((d) => d.kind)).toEqual(['receipt']);
+    const text = pdfText(await pdfOf(`/v1/External/Payments/${receiptNum}/Receipt`)).replace(/\s+/g, ' ');
+    expect(text).toContain('payment 1 of 12: $36.00 each; total $432.00 (monthly)');
+    expect(text).toContain('Next payment December 23, 2026');
+    await h.admin('PATCH', `/orgs/${h.org.orgGuid}/settings`, { scheduleMode: 'Integration' });
+  });
+
   it('year-end statement: every gift of the year with totals per currency (PDF by API)', async () => {
     const donorId = await saveDonor({ firstName: 'Yaakov', lastName: 'Gold' });
     await charge({ amount: 18, donor: { accountNum: donorId } });
