@@ -87,6 +87,17 @@ export function createMetrics() {
       help: 'Webhook deliveries dead-lettered (schedule exhausted or endpoint gone)',
       registers: [registry],
     }),
+    receiptsPending: new Gauge({
+      name: 'kupah_receipt_emails_pending',
+      help: 'Receipt e-mails queued or waiting for a retry',
+      registers: [registry],
+    }),
+    receiptsOutcome: new Counter({
+      name: 'kupah_receipt_emails_total',
+      help: 'Receipt e-mail attempts by outcome: sent, retried, bounced (5xx), failed (given up)',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
     webhookLatency: new Histogram({
       name: 'kupah_webhook_delivery_latency_seconds',
       help: 'From the commit of the event to its successful delivery',

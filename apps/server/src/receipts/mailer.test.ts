@@ -206,5 +206,8 @@ describe.each(await testDatabases())('receipt mailer on %s', { timeout: 120_000 
     // Some needed retries (the faults did happen), none more than the bound.
     expect(rows.some((r) => r.attempts > 1)).toBe(true);
     expect(Math.max(...rows.map((r) => r.attempts))).toBeLessThanOrEqual(12);
+    const metrics = (await h.adminRequest('GET', '/metrics')).body as string;
+    expect(metrics).toMatch(/kupah_receipt_emails_total\{outcome="retried"\} [1-9]/);
+    expect(metrics).toMatch(/kupah_receipt_emails_total\{outcome="bounced"\} 1/);
   });
 });

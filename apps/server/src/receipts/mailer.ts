@@ -76,7 +76,7 @@ export function receiptMailer(deps: Deps, opts: MailerOptions) {
   const maxAttempts = opts.maxAttempts ?? 12;
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const random = opts.random ?? Math.random;
-  const { db, logger } = deps;
+  const { db, logger, metrics } = deps;
   const transport = nodemailer.createTransport({
     url: opts.smtpUrl,
     pool: true,
@@ -117,6 +117,7 @@ export function receiptMailer(deps: Deps, opts: MailerOptions) {
         ],
       });
       await markSent(db, d, deps.now(), typeof info.response === 'string' ? info.response : null);
+      metrics.receiptsOutcome.inc({ outcome: 'sent' });
       return;
     } catch (err) {
       error = err as SmtpError;
@@ -124,16 +125,19 @@ export function receiptMailer(deps: Deps, opts: MailerOptions) {
     const message = (error.response ?? error.message ?? String(error)).slice(0, 500);
     if (isBounce(error)) {
       await markNotSent(db, d, message, { final: 'bounced' });
+      metrics.receiptsOutcome.inc({ outcome: 'bounced' });
       logger.warn({ deliveryId: d.id, kind: d.kind }, 'receipt e-mail bounced');
       return;
     }
     if (d.attempts >= maxAttempts) {
       await markNotSent(db, d, message, { final: 'failed' });
+      metrics.receiptsOutcome.inc({ outcome: 'failed' });
       logger.warn({ deliveryId: d.id, kind: d.kind }, 'receipt e-mail failed: given up');
       return;
     }
     const at = new Date(deps.now().getTime() + retryDelayMs(d.attempts, retryMs, random()));
     await markNotSent(db, d, message, { at });
+    metrics.receiptsOutcome.inc({ outcome: 'retried' });
   }
 
   /** Claim and send one batch; returns how many were claimed. */
@@ -171,10 +175,9 @@ export function receiptMailer(deps: Deps, opts: MailerOptions) {
       try {
         const n = await runOnce();
         if (n === batchSize) continue;
-        if (Date.now() - lastCount > 60_000) {
+        if (Date.now() - lastCount > 5000) {
           lastCount = Date.now();
-          const pending = await countPendingDeliveries(db);
-          if (pending > 0) logger.info({ pending }, 'receipt e-mails waiting');
+          metrics.receiptsPending.set(await countPendingDeliveries(db));
         }
       } catch (err) {
         logger.error({ err: String(err) }, 'receipt mailer loop');
