@@ -221,13 +221,24 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the terminal in Chromi
   });
 
   it('takes donations while the backend is down, keeps them across a reload, and forwards them once it is back', async () => {
-    await server!.kill('SIGTERM');
-    // The terminal has not noticed yet (its last sync was good): a donation over the per-payment
-    // offline limit (1,000.00) needs the server now, cannot reach it, and is refused, not queued.
     await expect.poll(async () => (await byTest('queue-count').textContent()) ?? '').toMatch(/Nothing/);
+    // The terminal must not notice the drop before the donation (its last sync was good): its
+    // loop is held for that moment, else a timer run that happens to fall between the kill and
+    // the donation would show it offline first and the amount step would refuse instead.
+    await page.evaluate(() =>
+      (globalThis as unknown as { __kupah: { data: { stop(): void } } }).__kupah.data.stop(),
+    );
+    await server!.kill('SIGTERM');
+    // The status bar still says Online: the case that once let an over-limit donation through.
+    expect(await byTest('online-state').getAttribute('data-online')).toBe('true');
+    // A donation over the per-payment offline limit (1,000.00) needs the server now, cannot reach
+    // it, and is refused, not queued.
     await donate('4242424242424242', { amount: '1500', refused: true });
     expect(await byTest('refusal').textContent()).toMatch(/1,000\.00/);
     await expect.poll(async () => (await byTest('queue-count').textContent()) ?? '').toMatch(/Nothing/);
+    await page.evaluate(() =>
+      (globalThis as unknown as { __kupah: { data: { start(): void } } }).__kupah.data.start(),
+    );
     await donate('5555555555554444', { amount: '36' });
     await byTest('result-saved').waitFor({ timeout: 15_000 });
     await donate('4000000000000002', { amount: '54' }); // declined once it reaches the gateway
