@@ -12,6 +12,7 @@
  */
 import nodemailer, { type TransportOptions } from 'nodemailer';
 import type { Deps } from '../deps.ts';
+import { workerLoop } from '../outbox/worker-loop.ts';
 import { renderDelivery } from './receipt-service.ts';
 import {
   claimDue,
@@ -86,12 +87,6 @@ export function receiptMailer(deps: Deps, opts: MailerOptions) {
     socketTimeout: timeoutMs,
   } as TransportOptions);
 
-  let stopped = true;
-  let wake: (() => void) | null = null;
-  let woken = false;
-  let loop: Promise<void> | null = null;
-  let unlisten: (() => Promise<void>) | null = null;
-
   async function deliver(d: DeliveryRow): Promise<void> {
     let error: SmtpError;
     try {
@@ -140,82 +135,21 @@ export function receiptMailer(deps: Deps, opts: MailerOptions) {
     metrics.receiptsOutcome.inc({ outcome: 'retried' });
   }
 
-  /** Claim and send one batch; returns how many were claimed. */
-  async function runOnce(): Promise<number> {
-    const now = deps.now();
-    const claimed = await claimDue(db, now, new Date(now.getTime() + leaseMs), batchSize);
-    await Promise.all(
-      claimed.map((d) =>
-        deliver(d).catch((err) =>
-          logger.error({ err: String(err), deliveryId: d.id }, 'receipt delivery not recorded'),
-        ),
-      ),
-    );
-    return claimed.length;
-  }
-
-  /** Run until nothing is due now. */
-  async function drain(): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const n = await runOnce();
-      total += n;
-      if (n === 0) return total;
-    }
-  }
-
-  function nudge() {
-    woken = true;
-    wake?.();
-  }
-
-  async function run() {
-    let lastCount = 0;
-    while (!stopped) {
-      try {
-        const n = await runOnce();
-        if (n === batchSize) continue;
-        if (Date.now() - lastCount > 5000) {
-          lastCount = Date.now();
-          metrics.receiptsPending.set(await countPendingDeliveries(db));
-        }
-      } catch (err) {
-        logger.error({ err: String(err) }, 'receipt mailer loop');
-      }
-      if (stopped) break;
-      if (!woken) {
-        await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, pollMs);
-          wake = () => {
-            clearTimeout(t);
-            resolve();
-          };
-        });
-      }
-      wake = null;
-      woken = false;
-    }
-  }
-
+  const worker = workerLoop(deps, {
+    channel: RECEIPT_CHANNEL,
+    batchSize,
+    pollMs,
+    leaseMs,
+    claim: (now, leaseUntil, limit) => claimDue(db, now, leaseUntil, limit),
+    deliver,
+    refreshPending: async () => metrics.receiptsPending.set(await countPendingDeliveries(db)),
+    messages: { deliveryFailed: 'receipt delivery not recorded', loopFailed: 'receipt mailer loop' },
+  });
   return {
-    runOnce,
-    drain,
-    nudge,
-    async start() {
-      if (!stopped) return;
-      stopped = false;
-      unlisten = await db.listen(RECEIPT_CHANNEL, nudge).catch((err) => {
-        logger.warn({ err: String(err) }, 'LISTEN unavailable; polling only');
-        return null;
-      });
-      loop = run();
-    },
+    ...worker,
     /** Stop claiming; wait for the e-mails in flight to be recorded. */
     async stop() {
-      stopped = true;
-      wake?.();
-      await loop;
-      await unlisten?.();
+      await worker.stop();
       transport.close();
     },
   };

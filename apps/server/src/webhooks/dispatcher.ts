@@ -7,6 +7,7 @@
 import { Webhook } from 'standardwebhooks';
 import type { Deps } from '../deps.ts';
 import { WEBHOOK_CHANNEL } from '../outbox/repo.ts';
+import { workerLoop } from '../outbox/worker-loop.ts';
 import { sealClearSecrets } from '../secrets/at-rest.ts';
 import { kekOfDeps } from '../secrets/server-kek.ts';
 import {
@@ -57,12 +58,6 @@ export function webhookDispatcher(deps: Deps, opts: DispatcherOptions) {
   const maxResponseBytes = opts.maxResponseBytes ?? 64 * 1024;
   const random = opts.random ?? Math.random;
   const { db, metrics, logger } = deps;
-
-  let stopped = true;
-  let wake: (() => void) | null = null;
-  let woken = false;
-  let loop: Promise<void> | null = null;
-  let unlisten: (() => Promise<void>) | null = null;
 
   async function deliver(d: ClaimedDelivery): Promise<void> {
     const sentAt = new Date(); // the signature's timestamp is real time, whatever the scheduling clock says
@@ -119,85 +114,17 @@ export function webhookDispatcher(deps: Deps, opts: DispatcherOptions) {
     else metrics.webhooksRetried.inc();
   }
 
-  /** Claim and send one batch; returns how many were claimed. */
-  async function runOnce(): Promise<number> {
-    const now = deps.now();
-    const claimed = await claimDue(db, now, new Date(now.getTime() + leaseMs), batchSize);
-    await Promise.all(
-      claimed.map((d) =>
-        deliver(d).catch((err) =>
-          logger.error({ err: String(err), deliveryId: d.id }, 'webhook delivery failed'),
-        ),
-      ),
-    );
-    return claimed.length;
-  }
-
-  /** Run until nothing is due (tests call this after moving the clock). */
-  async function drain(): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const n = await runOnce();
-      total += n;
-      if (n === 0) return total;
-    }
-  }
-
-  function nudge() {
-    woken = true;
-    wake?.();
-  }
-
-  async function run() {
-    let lastCount = 0;
-    while (!stopped) {
-      try {
-        const n = await runOnce();
-        if (n === batchSize) continue;
-        if (Date.now() - lastCount > 5000) {
-          lastCount = Date.now();
-          metrics.webhooksPending.set(await countPending(db));
-        }
-      } catch (err) {
-        logger.error({ err: String(err) }, 'webhook dispatcher loop');
-      }
-      if (stopped) break;
-      if (!woken) {
-        await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, pollMs);
-          wake = () => {
-            clearTimeout(t);
-            resolve();
-          };
-        });
-      }
-      wake = null;
-      woken = false;
-    }
-  }
-
-  return {
-    runOnce,
-    drain,
-    nudge,
-    async start() {
-      if (!stopped) return;
-      // Secrets an earlier version stored in clear are sealed before anything is sent.
-      await sealClearSecrets(db, kekOfDeps(deps));
-      stopped = false;
-      unlisten = await db.listen(WEBHOOK_CHANNEL, nudge).catch((err) => {
-        logger.warn({ err: String(err) }, 'LISTEN unavailable; polling only');
-        return null;
-      });
-      loop = run();
-    },
-    /** Stop claiming; wait for the attempts in flight to be recorded. */
-    async stop() {
-      stopped = true;
-      wake?.();
-      await loop;
-      await unlisten?.();
-    },
-  };
+  return workerLoop(deps, {
+    channel: WEBHOOK_CHANNEL,
+    batchSize,
+    pollMs,
+    leaseMs,
+    claim: (now, leaseUntil, limit) => claimDue(db, now, leaseUntil, limit),
+    deliver,
+    refreshPending: async () => metrics.webhooksPending.set(await countPending(db)),
+    messages: { deliveryFailed: 'webhook delivery failed', loopFailed: 'webhook dispatcher loop' },
+    // Secrets an earlier version stored in clear are sealed before anything is sent.
+    beforeStart: () => sealClearSecrets(db, kekOfDeps(deps)),
+  });
 }
 export type WebhookDispatcher = ReturnType<typeof webhookDispatcher>;
