@@ -4,10 +4,10 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app-context.ts';
 import { Keypad } from '../components/keypad.tsx';
+import { LanguageSwitch } from '../components/language-switch.tsx';
 import { money } from '../format/format.ts';
 import { chargedMinor } from '../forms/build-entry.ts';
 import { amountError, amountMinor, type FieldMessage, feeMinor } from '../forms/validate.ts';
-import { applyLanguage } from '../i18n/index.ts';
 import { useTerminal } from '../store/terminal-store.ts';
 
 const isField = (t: EventTarget | null) =>
@@ -97,15 +97,7 @@ export function AmountScreen({ kiosk }: { kiosk: boolean }) {
           <p className="kiosk-org" data-testid="kiosk-org">
             {settings.orgName}
           </p>
-          <button
-            type="button"
-            className="kiosk-language"
-            data-testid="kiosk-language"
-            lang={lang === 'he' ? 'en' : 'he'}
-            onClick={() => void applyLanguage(lang === 'he' ? 'en' : 'he')}
-          >
-            {t('kiosk.otherLanguage')}
-          </button>
+          <LanguageSwitch testId="kiosk-language" />
         </div>
       ) : null}
       <div className="amount-grid">

@@ -231,11 +231,9 @@ export function ResultScreen({ onDone }: { onDone?: () => void }) {
       {canEmail ? <EmailReceipt item={result} initial={email} /> : null}
       <div className="actions">
         {result.state === 'done' && !waiting ? (
-          <>
-            <button type="button" data-testid="print-receipt" onClick={() => void print()}>
-              {t('result.print')}
-            </button>
-          </>
+          <button type="button" data-testid="print-receipt" onClick={() => void print()}>
+            {t('result.print')}
+          </button>
         ) : null}
         {result.state === 'declined' && !waiting ? (
           <button

@@ -4,12 +4,11 @@
  * target to start and the donor's choice of language. The idle reset comes back here.
  */
 import { useTranslation } from 'react-i18next';
-import { applyLanguage } from '../i18n/index.ts';
+import { LanguageSwitch } from '../components/language-switch.tsx';
 import { useTerminal } from '../store/terminal-store.ts';
 
 export function WelcomeScreen() {
-  const { t, i18n } = useTranslation();
-  const lang = i18n.language;
+  const { t } = useTranslation();
   const settings = useTerminal((s) => s.settings);
   const go = useTerminal((s) => s.go);
   if (!settings) return null;
@@ -33,15 +32,7 @@ export function WelcomeScreen() {
       >
         {t('kiosk.start')}
       </button>
-      <button
-        type="button"
-        className="kiosk-language"
-        data-testid="welcome-language"
-        lang={lang === 'he' ? 'en' : 'he'}
-        onClick={() => void applyLanguage(lang === 'he' ? 'en' : 'he')}
-      >
-        {t('kiosk.otherLanguage')}
-      </button>
+      <LanguageSwitch testId="welcome-language" />
     </section>
   );
 }
