@@ -8,7 +8,7 @@ import type { DeviceSettings } from '@kupah/contracts';
 import type { OutboxItem } from '@kupah/terminal-core';
 import { isBeingConfirmed } from '@kupah/terminal-core';
 import type { TFunction } from 'i18next';
-import { type FormEvent, type ReactNode, useEffect, useState } from 'react';
+import { type FormEvent, type ReactNode, useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app-context.ts';
 import { printLines } from '../components/print.ts';
@@ -124,24 +124,14 @@ export function ResultScreen({ onDone }: { onDone?: () => void }) {
   const confirmingId = result && !waiting && isBeingConfirmed(result) ? result.id : null;
 
   // Being confirmed: the sync loop keeps asking; show the outcome here as soon as it is known.
-  useEffect(() => {
-    if (!confirmingId) return;
-    let live = true;
-    const check = () =>
-      void data
-        .waitForResult(confirmingId, 0)
-        .then((item) => {
-          const settled = item.state !== 'queued' && item.state !== 'sending';
-          if (live && settled && useTerminal.getState().result?.id === confirmingId) setResult(item, false);
-        })
-        .catch(() => undefined);
-    const off = data.onOutboxChange(check);
-    check();
-    return () => {
-      live = false;
-      off();
-    };
-  }, [confirmingId, data, setResult]);
+  const showConfirmed = useCallback(
+    (item: OutboxItem) => {
+      const settled = item.state !== 'queued' && item.state !== 'sending';
+      if (settled && useTerminal.getState().result?.id === item.id) setResult(item, false);
+    },
+    [setResult],
+  );
+  useWatchedItem(confirmingId, showConfirmed);
 
   // The outcome is on screen, with the donor there: a decline seen now needs no later alarm.
   const seenId =
@@ -273,20 +263,7 @@ function EmailReceipt({ item, initial }: { item: OutboxItem; initial: string }) 
   const [invalid, setInvalid] = useState(false);
   const [current, setCurrent] = useState<OutboxItem>(item);
 
-  useEffect(() => {
-    let live = true;
-    const check = () =>
-      void data
-        .waitForResult(item.id, 0)
-        .then((i) => live && setCurrent(i))
-        .catch(() => undefined);
-    const off = data.onOutboxChange(check);
-    check();
-    return () => {
-      live = false;
-      off();
-    };
-  }, [data, item.id]);
+  useWatchedItem(item.id, setCurrent);
 
   const request = data.requestReceipt?.bind(data);
   if (!request) return null;
@@ -349,4 +326,24 @@ function EmailReceipt({ item, initial }: { item: OutboxItem; initial: string }) 
       ) : null}
     </form>
   );
+}
+
+/** Calls `onItem` with the outbox item as stored now and again after every outbox change (null: none). */
+function useWatchedItem(id: string | null, onItem: (item: OutboxItem) => void): void {
+  const { data } = useServices();
+  useEffect(() => {
+    if (!id) return;
+    let live = true;
+    const check = () =>
+      void data
+        .waitForResult(id, 0)
+        .then((item) => live && onItem(item))
+        .catch(() => undefined);
+    const off = data.onOutboxChange(check);
+    check();
+    return () => {
+      live = false;
+      off();
+    };
+  }, [id, data, onItem]);
 }
