@@ -339,6 +339,13 @@ export async function sendPayment(
   return outcome;
 }
 
+/** A receipt e-mail goes with this payment's success: an address was given, or the donor has one. */
+function wantsReceipt(claimed: ClaimedPayment): boolean {
+  return Boolean(
+    claimed.context.receipt?.email || claimed.context.facts.donor?.emails.some((e) => e.emailAddress),
+  );
+}
+
 /** Step 3: record a gateway result of a claimed payment (in the caller's transaction). */
 export async function recordPayment(
   tx: Sql,
@@ -373,8 +380,7 @@ export async function recordPayment(
   if (result.status === 'Success' && claimed.context.sendWebhook) {
     await insertEvent(tx, claimed.orgId, 'payment', paymentWebhookBody(facts), deps.now());
   }
-  const receiptTo = claimed.context.receipt?.email ?? facts.donor?.emails.some((e) => e.emailAddress);
-  if (result.status === 'Success' && receiptTo) {
+  if (result.status === 'Success' && wantsReceipt(claimed)) {
     // The receipt e-mail, in the same transaction as the payment: sent once it is committed.
     const org = await findOrgById(tx, claimed.orgId);
     if (org) await queueReceipt(tx, org, claimed.id, facts.donor, claimed.context.receipt, deps.now());
@@ -470,8 +476,8 @@ export async function finishCharge(
     errorMessage: result.message,
   });
   const answer = { key: purpose.uniqueTransactionId, body };
-  // A success writes its webhook event and receipt e-mail with it: one transaction.
-  const withEvent = result.status === 'Success';
+  // A success that writes a webhook event or a receipt e-mail writes it with the payment: one transaction.
+  const withEvent = result.status === 'Success' && (claimed.context.sendWebhook || wantsReceipt(claimed));
   const paid = withEvent
     ? await deps.db.transaction((tx) => recordPayment(tx, deps, claimed, result, answer))
     : await recordPayment(deps.db, deps, claimed, result, answer);
