@@ -11,6 +11,7 @@ import { requestId } from 'hono/request-id';
 import { getPath } from 'hono/utils/url';
 import { adminRoutes } from './admin/routes.ts';
 import { catalogRoutes } from './catalog/routes.ts';
+import { type ConsoleApiOptions, consoleApi } from './console/console-app.ts';
 import type { Deps } from './deps.ts';
 import { deviceRoutes } from './devices/routes.ts';
 import { terminalRoutes } from './devices/terminal-web.ts';
@@ -59,6 +60,8 @@ export interface AppOptions {
   terminalDir?: string;
   /** Served at /readyz: false while shutting down. */
   isReady?: () => boolean;
+  /** The console API's options (the cookie's Secure flag follows `hsts`). */
+  console?: Omit<ConsoleApiOptions, 'secure'>;
 }
 
 export function createApp(deps: Deps, opts: AppOptions) {
@@ -147,6 +150,7 @@ export function createApp(deps: Deps, opts: AppOptions) {
   app.route('/', deviceRoutes(buckets));
   app.route('/', reportRoutes(buckets));
   app.route('/', receiptRoutes(buckets));
+  app.route('/console/api', consoleApi({ ...opts.console, secure: opts.hsts ?? false }));
   if (opts.terminalDir) app.route('/', terminalRoutes(opts.terminalDir));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'SourceGuid', {

@@ -43,6 +43,15 @@ export const ERROR_CODES = {
   OFFLINE_LIMIT_EXCEEDED: 'OFFLINE_LIMIT_EXCEEDED',
   /** The device's creation time is ahead of the server's clock (sent again later). */
   DEVICE_CLOCK_AHEAD: 'DEVICE_CLOCK_AHEAD',
+  // Console (the organisation's web console, /console/api)
+  /** A wrong e-mail or password (the two answer alike: no account probing). */
+  INVALID_CREDENTIALS: 'INVALID_CREDENTIALS',
+  /** Too many failed sign-ins for this e-mail or from this address (429, Retry-After). */
+  LOCKED_OUT: 'LOCKED_OUT',
+  /** A changing request without the session's X-CSRF-Token, or sent from another site (403). */
+  CSRF_REFUSED: 'CSRF_REFUSED',
+  /** A console user with this e-mail address already exists (409). */
+  EMAIL_TAKEN: 'EMAIL_TAKEN',
 } as const;
 export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
 

@@ -689,6 +689,69 @@ CREATE INDEX receipt_deliveries_org ON receipt_deliveries (org_id, created_at DE
 CREATE INDEX receipt_deliveries_payment ON receipt_deliveries (payment_id) WHERE payment_id IS NOT NULL;
 `,
   },
+  {
+    version: 16,
+    name: 'console users, sessions, one-time links and sign-in throttling',
+    sql: `
+-- People who sign in to the organisation's web console. An e-mail address is unique across all
+-- organisations (case-insensitively): sign-in by e-mail needs no organisation picker.
+-- password_hash: scrypt$<N>$<r>$<p>$<salt>$<key> (console/password.ts); null until an invitation
+-- is accepted.
+CREATE TABLE console_users (
+  id bigserial PRIMARY KEY,
+  org_id bigint NOT NULL REFERENCES orgs(id),
+  email text NOT NULL,
+  name text,
+  role text NOT NULL CHECK (role IN ('viewer', 'manager', 'owner')),
+  password_hash text,
+  disabled_at timestamptz,
+  last_sign_in_at timestamptz,
+  created_at timestamptz NOT NULL,
+  updated_at timestamptz NOT NULL
+);
+CREATE UNIQUE INDEX console_users_email ON console_users (lower(email));
+CREATE INDEX console_users_org ON console_users (org_id, id);
+
+-- A signed-in browser. id: SHA-256 (hex) of the cookie's random token (the token is never stored).
+-- Ends after 12 h without a request (last_seen_at) or at expires_at (7 days after sign-in).
+CREATE TABLE console_sessions (
+  id text PRIMARY KEY,
+  user_id bigint NOT NULL REFERENCES console_users(id) ON DELETE CASCADE,
+  csrf_token text NOT NULL,
+  created_at timestamptz NOT NULL,
+  last_seen_at timestamptz NOT NULL,
+  expires_at timestamptz NOT NULL,
+  ip text,
+  user_agent text
+);
+CREATE INDEX console_sessions_user ON console_sessions (user_id);
+CREATE INDEX console_sessions_expires ON console_sessions (expires_at);
+
+-- One-time links (invitation: 7 days; password reset: 1 hour). id: SHA-256 (hex) of the token.
+CREATE TABLE console_links (
+  id text PRIMARY KEY,
+  user_id bigint NOT NULL REFERENCES console_users(id) ON DELETE CASCADE,
+  kind text NOT NULL CHECK (kind IN ('invitation', 'reset')),
+  created_at timestamptz NOT NULL,
+  expires_at timestamptz NOT NULL,
+  used_at timestamptz
+);
+CREATE INDEX console_links_user ON console_links (user_id, kind);
+
+-- Failed sign-ins, shared by every instance: one row per e-mail address tried (whether or not an
+-- account has it: a locked-out answer says nothing about existence) and one per client address.
+-- key: 'email:<lower-case address>' or 'addr:<ip>'.
+CREATE TABLE console_signin_failures (
+  key text PRIMARY KEY,
+  failures int NOT NULL,
+  window_start timestamptz NOT NULL,
+  locked_until timestamptz
+);
+
+-- The console's audit view: one organisation's entries, newest first.
+CREATE INDEX admin_audit_org_id ON admin_audit (lower(org_guid), id DESC);
+`,
+  },
 ];
 
 const LOCK_ID = 727_172_001;

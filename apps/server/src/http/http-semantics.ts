@@ -107,6 +107,8 @@ export function methodAndMediaType(
 /** The `WWW-Authenticate` challenge of a 401 on `path`. */
 export function challengeFor(path: string): string {
   if (/^\/admin(\/|$)/.test(path)) return 'Bearer realm="kupah-admin"';
+  // The console signs in with a form and a cookie: a scheme browsers do not prompt for.
+  if (/^\/console(\/|$)/.test(path)) return 'Session realm="kupah-console"';
   if (/^\/[vV]1\/Device\//.test(path)) return 'Bearer realm="kupah-device"';
   return 'APIKey realm="kupah", Bearer realm="kupah"';
 }

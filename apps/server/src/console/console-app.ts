@@ -1,0 +1,46 @@
+/**
+ * The console API (`/console/api`), as one Hono sub-app: answers never cached; changing requests
+ * from another site refused; every changing request audited; sign-in and one-time links open;
+ * everything else behind the session (with its CSRF token): the sign-in and people routes, then
+ * the console's data routes.
+ */
+import { Hono } from 'hono';
+import { consoleAuditTrail } from './audit-trail.ts';
+import { authRoutes, type ConsoleAuthOptions, publicAuthRoutes } from './auth-routes.ts';
+import { crossSiteGuard } from './csrf.ts';
+import { consoleSession, type SessionEnv } from './session.ts';
+
+export interface ConsoleApiOptions {
+  /** Served over TLS (AppOptions.hsts): the session cookie is `Secure`. */
+  secure?: boolean | undefined;
+  /** Behind a reverse proxy (TRUST_PROXY): the client's address is the last X-Forwarded-For entry. */
+  trustProxy?: boolean | undefined;
+  /** The server's public base URL (one-time links are made on it); default the request's origin. */
+  publicUrl?: string | undefined;
+  /** E-mails invitation and reset links (SMTP configured). */
+  mailer?: ConsoleAuthOptions['mailer'];
+}
+
+export function consoleApi(opts: ConsoleApiOptions = {}) {
+  const auth: ConsoleAuthOptions = {
+    secureCookie: opts.secure ?? false,
+    trustProxy: opts.trustProxy ?? false,
+    publicUrl: opts.publicUrl?.replace(/\/+$/, ''),
+    mailer: opts.mailer,
+  };
+  const publicOrigin = opts.publicUrl ? [new URL(opts.publicUrl).origin] : [];
+  const api = new Hono<SessionEnv>();
+  api.use(async (c, next) => {
+    await next();
+    c.res.headers.set('Cache-Control', 'no-store');
+  });
+  api.use(consoleAuditTrail({ trustProxy: auth.trustProxy }));
+  api.use(crossSiteGuard(() => publicOrigin));
+  api.route('/', publicAuthRoutes(auth));
+  // Everything below needs a session (and, to change anything, its X-CSRF-Token).
+  api.use(consoleSession({ secureCookie: auth.secureCookie }));
+  api.route('/', authRoutes(auth));
+  // The console's data routes (console/data-routes.ts `consoleDataRoutes()`) mount here:
+  // api.route('/', consoleDataRoutes());
+  return api;
+}
