@@ -50,8 +50,8 @@ import {
 import { listAudit } from './audit.ts';
 import { type AdminGuardOptions, adminGuard } from './guard.ts';
 
-/** Validate a part of the request with `schema`; a failure is the usual 400 naming every field. */
-const valid = <P extends 'json' | 'query', T extends z.ZodType>(part: P, schema: T) =>
+/** Validate a part of the request with `schema`; a failure is the usual 400 naming every field (the console uses it too). */
+export const valid = <P extends 'json' | 'query', T extends z.ZodType>(part: P, schema: T) =>
   zValidator(part, schema, (result) => {
     if (!result.success) throw fromZod(result.error as unknown as z.ZodError);
   });
@@ -164,7 +164,7 @@ function deliveryId(raw: string): number {
 }
 
 /** Each webhook URL of a settings change that may not be used, as a 400 naming its field. */
-function refuseInsecureWebhooks(
+export function refuseInsecureWebhooks(
   urls: Record<string, string | null | undefined>,
   allowPrivate: boolean,
 ): void {

@@ -690,6 +690,31 @@ CREATE INDEX receipt_deliveries_payment ON receipt_deliveries (payment_id) WHERE
 `,
   },
   {
+    version: 17,
+    name: 'console: device locations, merged donors',
+    sql: `
+-- Where a terminal stands (the console names it); free text, null when not said.
+ALTER TABLE devices ADD COLUMN location text;
+-- A donor merged into another (console/donor-merge.ts): the kept donor and when. The merged row
+-- stays (its account number still finds the kept donor), its payments and schedules move.
+ALTER TABLE donors ADD COLUMN merged_into bigint REFERENCES donors(id);
+ALTER TABLE donors ADD COLUMN merged_at timestamptz;
+CREATE TABLE donor_merges (
+  id bigserial PRIMARY KEY,
+  org_id bigint NOT NULL REFERENCES orgs(id),
+  kept_donor_id bigint NOT NULL REFERENCES donors(id),
+  merged_donor_id bigint NOT NULL REFERENCES donors(id),
+  merged_account_num text NOT NULL,
+  payments_moved int NOT NULL,
+  schedules_moved int NOT NULL,
+  merged_by text NOT NULL,
+  merged_at timestamptz NOT NULL
+);
+CREATE INDEX donor_merges_kept ON donor_merges (org_id, kept_donor_id);
+CREATE INDEX schedules_donor ON schedules (donor_id) WHERE donor_id IS NOT NULL;
+`,
+  },
+  {
     version: 16,
     name: 'console users, sessions, one-time links and sign-in throttling',
     sql: `

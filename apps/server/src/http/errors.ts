@@ -11,7 +11,7 @@ import type { z } from 'zod';
 /** An error that becomes an HTTP answer with the `error: { errorCode, message }` body. */
 export class ApiError extends Error {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | 500 | 503,
+    readonly status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | 500 | 501 | 503,
     readonly code: ErrorCode,
     message: string,
     readonly fields?: FieldError[],
