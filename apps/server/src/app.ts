@@ -12,6 +12,7 @@ import { getPath } from 'hono/utils/url';
 import { adminRoutes } from './admin/routes.ts';
 import { catalogRoutes } from './catalog/routes.ts';
 import { type ConsoleApiOptions, consoleApi } from './console/console-app.ts';
+import { consoleWebRoutes } from './console/console-web.ts';
 import type { Deps } from './deps.ts';
 import { deviceRoutes } from './devices/routes.ts';
 import { terminalRoutes } from './devices/terminal-web.ts';
@@ -58,6 +59,8 @@ export interface AppOptions {
   hsts?: boolean;
   /** The terminal's web build (apps/terminal/dist/renderer), served at /terminal/. */
   terminalDir?: string;
+  /** The console's build (apps/console/dist), served at /console/ (its API is /console/api). */
+  consoleDir?: string;
   /** Served at /readyz: false while shutting down. */
   isReady?: () => boolean;
   /** The console API's options (the cookie's Secure flag follows `hsts`). */
@@ -151,6 +154,7 @@ export function createApp(deps: Deps, opts: AppOptions) {
   app.route('/', reportRoutes(buckets));
   app.route('/', receiptRoutes(buckets));
   app.route('/console/api', consoleApi({ ...opts.console, secure: opts.hsts ?? false }));
+  if (opts.consoleDir) app.route('/', consoleWebRoutes(opts.consoleDir));
   if (opts.terminalDir) app.route('/', terminalRoutes(opts.terminalDir));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'SourceGuid', {

@@ -72,6 +72,8 @@ const env = z.object({
   WEBHOOK_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
   /** The terminal's web build served at /terminal/ (default: apps/terminal/dist/renderer). */
   TERMINAL_DIR: z.string().optional(),
+  /** The console's build served at /console/ (default: apps/console/dist). */
+  CONSOLE_DIR: z.string().optional(),
   /** Tests only: the sandbox gateway journals what it charged to this file (and reads it back). */
   SANDBOX_GATEWAY_JOURNAL: z.string().optional(),
   /** Tests only: the service's clock reads the instant written in this file. */

@@ -181,7 +181,8 @@ async function main() {
   let ready = true;
   const terminalDir =
     config.TERMINAL_DIR ?? fileURLToPath(new URL('../../terminal/dist/renderer/', import.meta.url));
-  const app = createApp(deps, { isReady: () => ready, terminalDir, hsts: tls !== undefined });
+  const consoleDir = config.CONSOLE_DIR ?? fileURLToPath(new URL('../../console/dist/', import.meta.url));
+  const app = createApp(deps, { isReady: () => ready, terminalDir, consoleDir, hsts: tls !== undefined });
   // The admin API and /metrics: their own listener, loopback unless ADMIN_ALLOW_REMOTE=1 (which
   // config allows only with TLS); over TLS too when ADMIN_TLS=1 or not on loopback.
   const remoteAdmin = !isLoopback(config.ADMIN_HOST);

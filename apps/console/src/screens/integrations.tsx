@@ -1,0 +1,566 @@
+/**
+ * Integrations: API keys and sources (created and shown once, revoked) for the owner; webhook
+ * endpoints, their deliveries and attempts, replay and secret rotation; the gateway (key masked).
+ */
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { Attempt, Credential, Delivery, Integrations as IntegrationsAnswer } from '../api/types.ts';
+import { ConfirmDialog, Dialog } from '../components/dialog.tsx';
+import { Checkbox, Field, Select } from '../components/field.tsx';
+import { useLang } from '../components/money.tsx';
+import { Empty, ErrorNotice, Loaded } from '../components/notice.tsx';
+import { formatDateTime } from '../format/dates.ts';
+import { useCan, useConsole } from '../session.tsx';
+import { useLoad } from '../use-load.ts';
+
+const KINDS = ['payment', 'schedule', 'void'] as const;
+const PROVIDERS = ['sandbox', 'sola', 'none'];
+
+/** A secret the server answers once: shown with a warning and selectable, never kept. */
+function ShownOnce({ label, value, onClose }: { label: string; value: string; onClose(): void }) {
+  const { t } = useTranslation();
+  return (
+    <Dialog title={label} onClose={onClose} testId="shown-once">
+      <p className="notice">{t('integrations.shownOnce')}</p>
+      <p>
+        <code className="secret" dir="ltr" data-testid="secret-value">
+          {value}
+        </code>
+      </p>
+      <div className="actions">
+        <button type="button" className="primary" onClick={onClose}>
+          {t('common.done')}
+        </button>
+      </div>
+    </Dialog>
+  );
+}
+
+export default function Integrations() {
+  const { t } = useTranslation();
+  const { api } = useConsole();
+  const isOwner = useCan('owner');
+  const state = useLoad(() => api.get<IntegrationsAnswer>('/integrations'), []);
+  const [secret, setSecret] = useState<{ label: string; value: string } | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [confirm, setConfirm] = useState<{ title: string; run(): Promise<void> } | null>(null);
+  const [creating, setCreating] = useState<'api-keys' | 'sources' | null>(null);
+  const [webhook, setWebhook] = useState<{ kind: string; url: string } | null>(null);
+  const [gateway, setGateway] = useState(false);
+
+  const credentialTable = (what: 'api-keys' | 'sources', rows: Credential[]) =>
+    rows.length === 0 ? (
+      <Empty>{t('integrations.noneYet')}</Empty>
+    ) : (
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">{t('integrations.name')}</th>
+            <th scope="col">{t('integrations.masked')}</th>
+            <th scope="col">{t('integrations.created')}</th>
+            <th scope="col">{t('devices.status')}</th>
+            {isOwner && <th scope="col">{t('common.actions')}</th>}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.id}>
+              <td>
+                <bdi>{r.name ?? '—'}</bdi>
+                {r.sandbox ? ` (${t('devices.sandbox')})` : ''}
+              </td>
+              <td>
+                <code dir="ltr">{r.masked}</code>
+              </td>
+              <Dated iso={r.createdAt} />
+              <td>{r.revokedAt ? t('integrations.revoked') : t('integrations.active')}</td>
+              {isOwner && (
+                <td>
+                  {!r.revokedAt && (
+                    <button
+                      type="button"
+                      className="link-button danger-text"
+                      aria-label={`${t('integrations.revoke')} ${r.masked}`}
+                      onClick={() =>
+                        setConfirm({
+                          title: t('integrations.revokeTitle', { name: r.name ?? r.masked }),
+                          run: async () => {
+                            await api.post(`/${what}/${r.id}/revoke`, {});
+                          },
+                        })
+                      }
+                    >
+                      {t('integrations.revoke')}
+                    </button>
+                  )}
+                </td>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    );
+
+  return (
+    <>
+      <h1 tabIndex={-1}>{t('integrations.title')}</h1>
+      <Loaded state={state}>
+        {(d) => (
+          <>
+            {isOwner && (
+              <>
+                <section aria-labelledby="keys-title" className="card">
+                  <h2 id="keys-title">{t('integrations.apiKeys')}</h2>
+                  {credentialTable('api-keys', d.apiKeys)}
+                  <button type="button" onClick={() => setCreating('api-keys')}>
+                    {t('integrations.newApiKey')}
+                  </button>
+                </section>
+                <section aria-labelledby="sources-title" className="card">
+                  <h2 id="sources-title">{t('integrations.sources')}</h2>
+                  {credentialTable('sources', d.sources)}
+                  <button type="button" onClick={() => setCreating('sources')}>
+                    {t('integrations.newSource')}
+                  </button>
+                </section>
+              </>
+            )}
+            <section aria-labelledby="webhooks-title" className="card">
+              <h2 id="webhooks-title">{t('integrations.webhooks')}</h2>
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">{t('integrations.kind')}</th>
+                    <th scope="col">{t('integrations.endpoint')}</th>
+                    <th scope="col">{t('common.actions')}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {KINDS.map((kind) => {
+                    const w = d.webhooks.find((x) => x.kind === kind);
+                    return (
+                      <tr key={kind}>
+                        <td>{t(`events.${kind}`)}</td>
+                        <td>
+                          {w ? <bdi className="url">{w.url}</bdi> : '—'}
+                          {w?.disabled ? ` (${t('integrations.disabled')})` : ''}
+                        </td>
+                        <td className="row-actions">
+                          <button
+                            type="button"
+                            className="link-button"
+                            onClick={() => setWebhook({ kind, url: w?.url ?? '' })}
+                          >
+                            {t('common.edit')}
+                          </button>
+                          {w && (
+                            <button
+                              type="button"
+                              className="link-button"
+                              onClick={() =>
+                                setConfirm({
+                                  title: t('integrations.rotateTitle', { kind: t(`events.${kind}`) }),
+                                  run: async () => {
+                                    const r = await api.post<{ secret?: string; newSecret?: string }>(
+                                      `/webhooks/${kind}/rotate`,
+                                      {},
+                                    );
+                                    const value = r.secret ?? r.newSecret;
+                                    if (value) setSecret({ label: t('integrations.newSecret'), value });
+                                  },
+                                })
+                              }
+                            >
+                              {t('integrations.rotate')}
+                            </button>
+                          )}
+                        </td>
+                      </tr>
+                    );
+                  })}
+                </tbody>
+              </table>
+            </section>
+            <Deliveries />
+            <section aria-labelledby="gateway-title" className="card">
+              <h2 id="gateway-title">{t('integrations.gateway')}</h2>
+              <dl className="facts">
+                <dt>{t('integrations.provider')}</dt>
+                <dd data-testid="gateway-provider">
+                  {d.gateway.provider ?? t('integrations.sandboxDefault')}
+                </dd>
+                <dt>{t('integrations.key')}</dt>
+                <dd>
+                  <code dir="ltr">{d.gateway.keyLast4 ? `••••••••${d.gateway.keyLast4}` : '—'}</code>
+                </dd>
+                {d.gateway.url && (
+                  <>
+                    <dt>{t('integrations.url')}</dt>
+                    <dd>
+                      <bdi className="url">{d.gateway.url}</bdi>
+                    </dd>
+                  </>
+                )}
+              </dl>
+              {isOwner && (
+                <button type="button" onClick={() => setGateway(true)}>
+                  {t('integrations.changeGateway')}
+                </button>
+              )}
+            </section>
+          </>
+        )}
+      </Loaded>
+      {creating && (
+        <CreateCredential
+          what={creating}
+          onClose={() => setCreating(null)}
+          onCreated={(value) => {
+            setCreating(null);
+            setSecret({
+              label: t(creating === 'api-keys' ? 'integrations.newApiKey' : 'integrations.newSource'),
+              value,
+            });
+            state.reload();
+          }}
+        />
+      )}
+      {webhook && (
+        <WebhookDialog
+          kind={webhook.kind}
+          url={webhook.url}
+          onClose={() => setWebhook(null)}
+          onSaved={(s) => {
+            setWebhook(null);
+            if (s) setSecret({ label: t('integrations.newSecret'), value: s });
+            state.reload();
+          }}
+        />
+      )}
+      {gateway && (
+        <GatewayDialog
+          onClose={() => setGateway(false)}
+          onSaved={() => {
+            setGateway(false);
+            state.reload();
+          }}
+        />
+      )}
+      {confirm && (
+        <ConfirmDialog
+          title={confirm.title}
+          confirmLabel={t('common.confirm')}
+          danger
+          onClose={() => {
+            setConfirm(null);
+            setError(null);
+          }}
+          onConfirm={async () => {
+            try {
+              await confirm.run();
+              setConfirm(null);
+              state.reload();
+            } catch (e) {
+              setError(e);
+            }
+          }}
+          error={<ErrorNotice error={error} />}
+        />
+      )}
+      {secret && <ShownOnce label={secret.label} value={secret.value} onClose={() => setSecret(null)} />}
+    </>
+  );
+}
+
+function Dated({ iso }: { iso: string | null | undefined }) {
+  const lang = useLang();
+  const { timeZone } = useConsole();
+  return <td>{iso ? formatDateTime(iso, lang, timeZone) : '—'}</td>;
+}
+
+function CreateCredential({
+  what,
+  onClose,
+  onCreated,
+}: {
+  what: 'api-keys' | 'sources';
+  onClose(): void;
+  onCreated(value: string): void;
+}) {
+  const { t } = useTranslation();
+  const { api } = useConsole();
+  const [name, setName] = useState('');
+  const [sandbox, setSandbox] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  return (
+    <Dialog
+      title={t(what === 'api-keys' ? 'integrations.newApiKey' : 'integrations.newSource')}
+      onClose={onClose}
+    >
+      <form
+        onSubmit={async (e) => {
+          e.preventDefault();
+          try {
+            const r = await api.post<{ apiKey?: string; sourceGuid?: string }>(`/${what}`, { name, sandbox });
+            onCreated(r.apiKey ?? r.sourceGuid ?? '');
+          } catch (err) {
+            setError(err);
+          }
+        }}
+      >
+        <Field label={t('integrations.name')} value={name} onChange={setName} required={what === 'sources'} />
+        <Checkbox label={t('integrations.sandbox')} checked={sandbox} onChange={setSandbox} />
+        <ErrorNotice error={error} />
+        <div className="actions">
+          <button type="submit" className="primary">
+            {t('common.create')}
+          </button>
+          <button type="button" onClick={onClose}>
+            {t('common.cancel')}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+function WebhookDialog({
+  kind,
+  url: initial,
+  onClose,
+  onSaved,
+}: {
+  kind: string;
+  url: string;
+  onClose(): void;
+  onSaved(secret: string | undefined): void;
+}) {
+  const { t } = useTranslation();
+  const { api } = useConsole();
+  const [url, setUrl] = useState(initial);
+  const [error, setError] = useState<unknown>(null);
+  return (
+    <Dialog title={t('integrations.webhookTitle', { kind: t(`events.${kind}`) })} onClose={onClose}>
+      <form
+        onSubmit={async (e) => {
+          e.preventDefault();
+          try {
+            const r = await api.put<{ secret?: string }>(`/webhooks/${kind}`, { url: url || null });
+            onSaved(r?.secret);
+          } catch (err) {
+            setError(err);
+          }
+        }}
+      >
+        <Field
+          label={t('integrations.url')}
+          type="url"
+          value={url}
+          onChange={setUrl}
+          dir="ltr"
+          hint={t('integrations.urlHint')}
+        />
+        <ErrorNotice error={error} />
+        <div className="actions">
+          <button type="submit" className="primary">
+            {t('common.save')}
+          </button>
+          <button type="button" onClick={onClose}>
+            {t('common.cancel')}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+function GatewayDialog({ onClose, onSaved }: { onClose(): void; onSaved(): void }) {
+  const { t } = useTranslation();
+  const { api } = useConsole();
+  const [provider, setProvider] = useState('sandbox');
+  const [key, setKey] = useState('');
+  const [url, setUrl] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  return (
+    <Dialog title={t('integrations.changeGateway')} onClose={onClose}>
+      <form
+        onSubmit={async (e) => {
+          e.preventDefault();
+          try {
+            await api.put(
+              '/gateway',
+              provider === 'none' ? { provider } : { provider, key, url: url || null },
+            );
+            onSaved();
+          } catch (err) {
+            setError(err);
+          }
+        }}
+      >
+        <Select
+          label={t('integrations.provider')}
+          value={provider}
+          onChange={setProvider}
+          options={PROVIDERS.map((p) => ({ value: p, label: p }))}
+        />
+        {provider !== 'none' && (
+          <>
+            <Field
+              label={t('integrations.key')}
+              type="password"
+              autoComplete="off"
+              value={key}
+              onChange={setKey}
+              required
+            />
+            <Field label={t('integrations.url')} type="url" value={url} onChange={setUrl} dir="ltr" />
+          </>
+        )}
+        <ErrorNotice error={error} />
+        <div className="actions">
+          <button type="submit" className="primary">
+            {t('common.save')}
+          </button>
+          <button type="button" onClick={onClose}>
+            {t('common.cancel')}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+function Deliveries() {
+  const { t } = useTranslation();
+  const lang = useLang();
+  const { api, timeZone } = useConsole();
+  const [status, setStatus] = useState('');
+  const state = useLoad(() => api.get<{ deliveries: Delivery[] }>('/deliveries', { status }), [status]);
+  const [attemptsOf, setAttemptsOf] = useState<Delivery | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [replayed, setReplayed] = useState<number | null>(null);
+  return (
+    <section aria-labelledby="deliveries-title" className="card">
+      <h2 id="deliveries-title">{t('integrations.deliveries')}</h2>
+      <div className="filters">
+        <Select
+          label={t('integrations.deliveryStatus')}
+          value={status}
+          onChange={setStatus}
+          options={['', 'pending', 'delivered', 'dead'].map((s) => ({
+            value: s,
+            label: s ? t(`deliveryStatuses.${s}`) : t('common.any'),
+          }))}
+        />
+      </div>
+      <ErrorNotice error={error} />
+      {replayed !== null && (
+        <p role="status" className="notice ok">
+          {t('integrations.replayed', { id: replayed })}
+        </p>
+      )}
+      <Loaded state={state}>
+        {({ deliveries }) =>
+          deliveries.length === 0 ? (
+            <Empty>{t('integrations.noDeliveries')}</Empty>
+          ) : (
+            <div className="table-wrap">
+              <table data-testid="deliveries-table">
+                <thead>
+                  <tr>
+                    <th scope="col">{t('integrations.event')}</th>
+                    <th scope="col">{t('integrations.endpoint')}</th>
+                    <th scope="col">{t('integrations.deliveryStatus')}</th>
+                    <th scope="col">{t('integrations.attempts')}</th>
+                    <th scope="col">{t('integrations.created')}</th>
+                    <th scope="col">{t('common.actions')}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {deliveries.map((d) => (
+                    <tr key={d.id}>
+                      <td>{t(`events.${d.type}`, { defaultValue: d.type })}</td>
+                      <td>
+                        <bdi className="url">{d.endpoint}</bdi>
+                      </td>
+                      <td>
+                        {t(`deliveryStatuses.${d.status}`, { defaultValue: d.status })}
+                        {d.lastStatusCode ? ` (${d.lastStatusCode})` : ''}
+                      </td>
+                      <td>{d.attempts}</td>
+                      <td>{d.createdAt ? formatDateTime(d.createdAt, lang, timeZone) : '—'}</td>
+                      <td className="row-actions">
+                        <button type="button" className="link-button" onClick={() => setAttemptsOf(d)}>
+                          {t('integrations.showAttempts')}
+                        </button>
+                        <button
+                          type="button"
+                          className="link-button"
+                          onClick={async () => {
+                            try {
+                              await api.post(`/deliveries/${d.id}/replay`, {});
+                              setReplayed(d.id);
+                              state.reload();
+                            } catch (e) {
+                              setError(e);
+                            }
+                          }}
+                        >
+                          {t('integrations.replay')}
+                        </button>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </Loaded>
+      {attemptsOf && <AttemptsDialog delivery={attemptsOf} onClose={() => setAttemptsOf(null)} />}
+    </section>
+  );
+}
+
+function AttemptsDialog({ delivery, onClose }: { delivery: Delivery; onClose(): void }) {
+  const { t } = useTranslation();
+  const lang = useLang();
+  const { api, timeZone } = useConsole();
+  const state = useLoad(
+    () => api.get<{ attempts: Attempt[] }>(`/deliveries/${delivery.id}/attempts`),
+    [delivery.id],
+  );
+  return (
+    <Dialog title={t('integrations.attemptsTitle', { id: delivery.webhookId })} onClose={onClose}>
+      <Loaded state={state}>
+        {({ attempts }) =>
+          attempts.length === 0 ? (
+            <Empty>{t('integrations.noAttempts')}</Empty>
+          ) : (
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">{t('integrations.when')}</th>
+                  <th scope="col">{t('integrations.httpStatus')}</th>
+                  <th scope="col">{t('integrations.error')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {attempts.map((a, i) => (
+                  // biome-ignore lint/suspicious/noArrayIndexKey: attempts are in order and never reordered
+                  <tr key={i}>
+                    <td>{formatDateTime(a.at ?? a.attemptedAt, lang, timeZone)}</td>
+                    <td>{a.statusCode ?? a.status ?? '—'}</td>
+                    <td>
+                      <bdi>{a.error ?? ''}</bdi>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )
+        }
+      </Loaded>
+    </Dialog>
+  );
+}

@@ -1,0 +1,371 @@
+/**
+ * One payment: parties, split over reasons, device facts, gateway reference, refunds, webhook
+ * deliveries; void and refund (full or partial, with a reason, confirmed in a dialog) for a
+ * manager or owner. A viewer sees neither button (and the server answers 403 all the same).
+ */
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { PaymentDetail as Detail } from '../api/types.ts';
+import { ConfirmDialog } from '../components/dialog.tsx';
+import { Field } from '../components/field.tsx';
+import { Money, MoneyInput, useLang } from '../components/money.tsx';
+import { Empty, ErrorNotice, Loaded } from '../components/notice.tsx';
+import { formatDateTime } from '../format/dates.ts';
+import type { UiLanguage } from '../format/money.ts';
+import { hrefTo } from '../router.ts';
+import { useCan, useConsole } from '../session.tsx';
+import { useLoad } from '../use-load.ts';
+
+export default function PaymentDetail({ receiptNum }: { receiptNum: string }) {
+  const { t } = useTranslation();
+  const { api } = useConsole();
+  const state = useLoad(() => api.get<Detail>(`/payments/${encodeURIComponent(receiptNum)}`), [receiptNum]);
+  return (
+    <>
+      <p>
+        <a href={hrefTo('payments')}>{t('payments.back')}</a>
+      </p>
+      <h1 tabIndex={-1}>{t('payments.detailTitle', { receiptNum })}</h1>
+      <Loaded state={state}>{(p) => <PaymentView p={p} reload={state.reload} />}</Loaded>
+    </>
+  );
+}
+
+type Party = Detail['donor'];
+
+export function partyName(p: Party, lang: UiLanguage): string | null {
+  if (!p) return null;
+  const en = [p.firstName, p.lastName].filter(Boolean).join(' ');
+  const he = [p.firstNameHebrew, p.lastNameHebrew].filter(Boolean).join(' ');
+  return (lang === 'he' ? he || en : en || he) || null;
+}
+
+export function PaymentView({ p, reload }: { p: Detail; reload(): void }) {
+  const { t } = useTranslation();
+  const lang = useLang();
+  const { api, timeZone } = useConsole();
+  const canChange = useCan('manager');
+  const [dialog, setDialog] = useState<'void' | 'refund' | null>(null);
+  const [reason, setReason] = useState('');
+  const refunded = (p.refunds ?? []).reduce((s, r) => s + (r.amountMinor ?? 0), 0);
+  const refundable = p.refundableMinor ?? Math.max(0, p.amountMinor - refunded);
+  const [refundMinor, setRefundMinor] = useState<number | null>(refundable);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [done, setDone] = useState<string | null>(null);
+
+  const close = () => {
+    setDialog(null);
+    setError(null);
+    setReason('');
+  };
+  const act = async (kind: 'void' | 'refund') => {
+    setBusy(true);
+    setError(null);
+    try {
+      const path = `/payments/${encodeURIComponent(p.receiptNum)}/${kind}`;
+      await api.post(path, kind === 'void' ? { reason } : { amountMinor: refundMinor, reason });
+      setDone(t(kind === 'void' ? 'payments.voided' : 'payments.refunded'));
+      close();
+      reload();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const succeeded = p.status === 'Success';
+  const canVoid = canChange && succeeded;
+  const canRefund = canChange && succeeded && refundable > 0;
+  const donor = partyName(p.donor, lang) ?? p.donorName;
+  const collector = partyName(p.collector, lang) ?? p.collectorName;
+
+  return (
+    <>
+      {done && (
+        <p role="status" className="notice ok" data-testid="payment-done">
+          {done}
+        </p>
+      )}
+      <dl className="facts">
+        <dt>{t('payments.amount')}</dt>
+        <dd data-testid="payment-amount">
+          <Money minor={p.amountMinor} currency={p.currency} />
+        </dd>
+        <dt>{t('payments.status')}</dt>
+        <dd data-testid="payment-status">{t(`statuses.${p.status}`, { defaultValue: p.status })}</dd>
+        <dt>{t('payments.date')}</dt>
+        <dd>{formatDateTime(p.createdAt, lang, timeZone)}</dd>
+        <dt>{t('payments.method')}</dt>
+        <dd>
+          {t(`methods.${p.paymentMethod}`, { defaultValue: p.paymentMethod })}
+          {p.brand ? ` ${p.brand}` : ''}
+          {p.last4Digits ? ` ·${p.last4Digits}` : ''}
+        </dd>
+        <dt>{t('payments.donor')}</dt>
+        <dd>
+          {p.isAnonymous ? (
+            t('payments.anonymous')
+          ) : p.donor ? (
+            <a href={hrefTo('donors', p.donor.accountNum)}>
+              <bdi>{donor ?? p.donor.accountNum}</bdi>
+            </a>
+          ) : (
+            <bdi>{donor ?? '—'}</bdi>
+          )}
+        </dd>
+        {collector && (
+          <>
+            <dt>{t('payments.collector')}</dt>
+            <dd>
+              <bdi>{collector}</bdi>
+            </dd>
+          </>
+        )}
+        <dt>{t('payments.campaign')}</dt>
+        <dd>
+          <bdi>{p.campaign ? (p.campaign.campaignName ?? `#${p.campaign.campaignNumber}`) : '—'}</bdi>
+        </dd>
+        <dt>{t('payments.gatewayReference')}</dt>
+        <dd>
+          <code data-testid="gateway-reference">{p.gateway?.gatewayRefNum ?? '—'}</code>
+          {p.gateway?.gatewayName ? ` (${p.gateway.gatewayName})` : ''}
+        </dd>
+        {p.gateway?.errorMessage && (
+          <>
+            <dt>{t('payments.gatewayError')}</dt>
+            <dd>
+              <bdi>{p.gateway.errorMessage}</bdi>
+            </dd>
+          </>
+        )}
+        {p.scheduleNum !== null && (
+          <>
+            <dt>{t('payments.schedule')}</dt>
+            <dd>
+              <a href={hrefTo('schedules', p.scheduleNum)}>#{p.scheduleNum}</a>
+              {p.instalment !== null ? ` · ${t('payments.instalment', { n: p.instalment })}` : ''}
+            </dd>
+          </>
+        )}
+        {p.voidedAt && (
+          <>
+            <dt>{t('payments.voidedAt')}</dt>
+            <dd>
+              {formatDateTime(p.voidedAt, lang, timeZone)}
+              {p.voidReason ? ` · ${p.voidReason}` : ''}
+            </dd>
+          </>
+        )}
+        {p.note && (
+          <>
+            <dt>{t('payments.note')}</dt>
+            <dd>
+              <bdi>{p.note}</bdi>
+            </dd>
+          </>
+        )}
+      </dl>
+
+      {(canVoid || canRefund) && (
+        <div className="actions">
+          {canVoid && (
+            <button
+              type="button"
+              className="danger"
+              onClick={() => setDialog('void')}
+              data-testid="void-button"
+            >
+              {t('payments.void')}
+            </button>
+          )}
+          {canRefund && (
+            <button type="button" onClick={() => setDialog('refund')} data-testid="refund-button">
+              {t('payments.refund')}
+            </button>
+          )}
+        </div>
+      )}
+
+      {p.reasons.length > 0 && (
+        <section aria-labelledby="split-title">
+          <h2 id="split-title">{t('payments.split')}</h2>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">{t('payments.reason')}</th>
+                <th scope="col">{t('payments.amount')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {p.reasons.map((r) => (
+                <tr key={r.reasonNumber}>
+                  <td>
+                    <bdi>
+                      {(lang === 'he'
+                        ? r.reasonNameHebrew || r.reasonName
+                        : r.reasonName || r.reasonNameHebrew) ?? `#${r.reasonNumber}`}
+                    </bdi>
+                  </td>
+                  <td>
+                    <Money minor={r.amountMinor} currency={p.currency} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      )}
+
+      <section aria-labelledby="device-title">
+        <h2 id="device-title">{t('payments.deviceFacts')}</h2>
+        {p.device ? (
+          <dl className="facts">
+            <dt>{t('devices.name')}</dt>
+            <dd>
+              <bdi>{p.device.deviceName ?? p.deviceName ?? p.deviceId ?? '—'}</bdi>
+            </dd>
+            <dt>{t('devices.location')}</dt>
+            <dd>
+              <bdi>{p.device.location?.locationName ?? '—'}</bdi>
+              {p.device.location?.latitude
+                ? ` (${p.device.location.latitude}, ${p.device.location.longitude})`
+                : ''}
+            </dd>
+            <dt>{t('payments.deviceTime')}</dt>
+            <dd>
+              {p.device.deviceCreatedDate ?? '—'}
+              {p.device.timezone ? ` (${p.device.timezone})` : ''}
+            </dd>
+          </dl>
+        ) : (
+          <Empty>{t('payments.source', { source: t(`sources.${p.source ?? 'external'}`) })}</Empty>
+        )}
+      </section>
+
+      <section aria-labelledby="refunds-title">
+        <h2 id="refunds-title">{t('payments.refunds')}</h2>
+        {(p.refunds ?? []).length === 0 ? (
+          <Empty>{t('payments.noRefunds')}</Empty>
+        ) : (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">{t('payments.date')}</th>
+                <th scope="col">{t('payments.amount')}</th>
+                <th scope="col">{t('payments.reasonText')}</th>
+                <th scope="col">{t('payments.status')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {p.refunds!.map((r, i) => (
+                <tr key={String(r.refundId ?? i)}>
+                  <td>{formatDateTime(r.createdAt, lang, timeZone)}</td>
+                  <td>
+                    <Money minor={r.amountMinor} currency={r.currency ?? p.currency} />
+                  </td>
+                  <td>
+                    <bdi>{r.reason ?? ''}</bdi>
+                  </td>
+                  <td>{r.status ? t(`statuses.${r.status}`, { defaultValue: r.status }) : ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+
+      <section aria-labelledby="deliveries-title">
+        <h2 id="deliveries-title">{t('payments.deliveries')}</h2>
+        {p.webhooks.length === 0 ? (
+          <Empty>{t('payments.noDeliveries')}</Empty>
+        ) : (
+          <div className="table-wrap">
+            <table data-testid="payment-deliveries">
+              <thead>
+                <tr>
+                  <th scope="col">{t('integrations.event')}</th>
+                  <th scope="col">{t('integrations.endpoint')}</th>
+                  <th scope="col">{t('integrations.deliveryStatus')}</th>
+                  <th scope="col">{t('integrations.attempts')}</th>
+                  <th scope="col">{t('payments.date')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {p.webhooks.map((d) => (
+                  <tr key={d.eventId} data-testid={`delivery-${d.eventType}`}>
+                    <td>{t(`events.${d.eventType}`, { defaultValue: d.eventType })}</td>
+                    <td>
+                      <bdi className="url">{d.url}</bdi>
+                    </td>
+                    <td data-testid="delivery-status">
+                      {t(`deliveryStatuses.${d.status}`, { defaultValue: d.status })}
+                      {d.lastStatusCode ? ` (${d.lastStatusCode})` : ''}
+                    </td>
+                    <td>{d.attempts}</td>
+                    <td>{formatDateTime(d.deliveredAt ?? d.createdAt, lang, timeZone)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+
+      {dialog === 'void' && (
+        <ConfirmDialog
+          title={t('payments.voidTitle', { receiptNum: p.receiptNum })}
+          message={t('payments.voidConfirm')}
+          confirmLabel={t('payments.void')}
+          danger
+          busy={busy}
+          onClose={close}
+          onConfirm={() => void act('void')}
+          error={<ErrorNotice error={error} />}
+          testId="void-dialog"
+        >
+          <Field
+            label={t('payments.reasonText')}
+            value={reason}
+            onChange={setReason}
+            required
+            maxLength={256}
+          />
+        </ConfirmDialog>
+      )}
+      {dialog === 'refund' && (
+        <ConfirmDialog
+          title={t('payments.refundTitle', { receiptNum: p.receiptNum })}
+          message={
+            <>
+              {t('payments.refundable')} <Money minor={refundable} currency={p.currency} />
+            </>
+          }
+          confirmLabel={t('payments.refund')}
+          danger
+          busy={busy || refundMinor === null || refundMinor <= 0}
+          onClose={close}
+          onConfirm={() => void act('refund')}
+          error={<ErrorNotice error={error} />}
+          testId="refund-dialog"
+        >
+          <MoneyInput
+            label={t('payments.refundAmount')}
+            currency={p.currency}
+            initialMinor={refundable}
+            maxMinor={refundable}
+            onChange={setRefundMinor}
+          />
+          <Field
+            label={t('payments.reasonText')}
+            value={reason}
+            onChange={setReason}
+            required
+            maxLength={256}
+          />
+        </ConfirmDialog>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,207 @@
+/** Users (owner): the list, invite (the one-time link shown), change role, disable, reset link. */
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { ConsoleUserRow, Role } from '../api/types.ts';
+import { Dialog } from '../components/dialog.tsx';
+import { Field, Select } from '../components/field.tsx';
+import { useLang } from '../components/money.tsx';
+import { Empty, ErrorNotice, Loaded } from '../components/notice.tsx';
+import { formatDateTime } from '../format/dates.ts';
+import { useConsole } from '../session.tsx';
+import { useLoad } from '../use-load.ts';
+
+const ROLES: Role[] = ['viewer', 'manager', 'owner'];
+
+function LinkShown({ link, onClose }: { link: string; onClose(): void }) {
+  const { t } = useTranslation();
+  return (
+    <Dialog title={t('users.linkTitle')} onClose={onClose} testId="link-shown">
+      <p className="notice">{t('users.linkText')}</p>
+      <p>
+        <code className="secret" dir="ltr" data-testid="one-time-link">
+          {link}
+        </code>
+      </p>
+      <div className="actions">
+        <button type="button" className="primary" onClick={onClose}>
+          {t('common.done')}
+        </button>
+      </div>
+    </Dialog>
+  );
+}
+
+export default function Users() {
+  const { t } = useTranslation();
+  const lang = useLang();
+  const { api, user: me, timeZone } = useConsole();
+  const state = useLoad(() => api.get<{ users: ConsoleUserRow[] }>('/users'), []);
+  const [inviting, setInviting] = useState(false);
+  const [link, setLink] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+
+  const patch = async (u: ConsoleUserRow, body: { role?: Role; disabled?: boolean }) => {
+    setError(null);
+    try {
+      await api.patch(`/users/${u.userId}`, body);
+      state.reload();
+    } catch (e) {
+      setError(e);
+    }
+  };
+
+  return (
+    <>
+      <h1 tabIndex={-1}>{t('users.title')}</h1>
+      <div className="actions">
+        <button type="button" className="primary" onClick={() => setInviting(true)} data-testid="invite-user">
+          {t('users.invite')}
+        </button>
+      </div>
+      <ErrorNotice error={error} />
+      <Loaded state={state}>
+        {({ users }) =>
+          users.length === 0 ? (
+            <Empty>{t('users.none')}</Empty>
+          ) : (
+            <div className="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">{t('auth.email')}</th>
+                    <th scope="col">{t('auth.name')}</th>
+                    <th scope="col">{t('users.role')}</th>
+                    <th scope="col">{t('devices.status')}</th>
+                    <th scope="col">{t('users.lastSignIn')}</th>
+                    <th scope="col">{t('common.actions')}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {users.map((u) => (
+                    <tr key={u.userId}>
+                      <td>
+                        <bdi>{u.email}</bdi>
+                      </td>
+                      <td>
+                        <bdi>{u.name ?? '—'}</bdi>
+                      </td>
+                      <td>
+                        {u.userId === me.userId ? (
+                          t(`roles.${u.role}`)
+                        ) : (
+                          <select
+                            aria-label={t('users.roleOf', { email: u.email })}
+                            value={u.role}
+                            onChange={(e) => void patch(u, { role: e.target.value as Role })}
+                          >
+                            {ROLES.map((r) => (
+                              <option key={r} value={r}>
+                                {t(`roles.${r}`)}
+                              </option>
+                            ))}
+                          </select>
+                        )}
+                      </td>
+                      <td>
+                        {u.disabled
+                          ? t('users.disabled')
+                          : u.invited
+                            ? t('users.invited')
+                            : t('integrations.active')}
+                      </td>
+                      <td>{u.lastSignInAt ? formatDateTime(u.lastSignInAt, lang, timeZone) : '—'}</td>
+                      <td className="row-actions">
+                        {u.userId !== me.userId && (
+                          <button
+                            type="button"
+                            className="link-button"
+                            onClick={() => void patch(u, { disabled: !u.disabled })}
+                          >
+                            {u.disabled ? t('users.enable') : t('users.disable')}
+                          </button>
+                        )}
+                        <button
+                          type="button"
+                          className="link-button"
+                          onClick={async () => {
+                            try {
+                              const r = await api.post<{ link: string }>(`/users/${u.userId}/reset`, {});
+                              setLink(r.link);
+                            } catch (e) {
+                              setError(e);
+                            }
+                          }}
+                        >
+                          {t('users.resetLink')}
+                        </button>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </Loaded>
+      {inviting && (
+        <InviteDialog
+          onClose={() => setInviting(false)}
+          onInvited={(l) => {
+            setInviting(false);
+            if (l) setLink(l);
+            state.reload();
+          }}
+        />
+      )}
+      {link && <LinkShown link={link} onClose={() => setLink(null)} />}
+    </>
+  );
+}
+
+function InviteDialog({
+  onClose,
+  onInvited,
+}: {
+  onClose(): void;
+  onInvited(link: string | undefined): void;
+}) {
+  const { t } = useTranslation();
+  const { api } = useConsole();
+  const [email, setEmail] = useState('');
+  const [name, setName] = useState('');
+  const [role, setRole] = useState<Role>('viewer');
+  const [error, setError] = useState<unknown>(null);
+  return (
+    <Dialog title={t('users.invite')} onClose={onClose}>
+      <form
+        onSubmit={async (e) => {
+          e.preventDefault();
+          try {
+            const r = await api.post<{ link?: string }>('/users', { email, role, ...(name ? { name } : {}) });
+            onInvited(r.link);
+          } catch (err) {
+            setError(err);
+          }
+        }}
+      >
+        <Field label={t('auth.email')} type="email" value={email} onChange={setEmail} required />
+        <Field label={t('auth.name')} value={name} onChange={setName} />
+        <Select
+          label={t('users.role')}
+          value={role}
+          onChange={(v) => setRole(v as Role)}
+          options={ROLES.map((r) => ({ value: r, label: t(`roles.${r}`) }))}
+        />
+        <ErrorNotice error={error} />
+        <div className="actions">
+          <button type="submit" className="primary">
+            {t('users.sendInvite')}
+          </button>
+          <button type="button" onClick={onClose}>
+            {t('common.cancel')}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
