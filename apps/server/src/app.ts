@@ -11,6 +11,7 @@ import { requestId } from 'hono/request-id';
 import { getPath } from 'hono/utils/url';
 import { adminRoutes } from './admin/routes.ts';
 import { catalogRoutes } from './catalog/routes.ts';
+import type { ConsoleLinkOptions } from './console/admin-user-routes.ts';
 import { type ConsoleApiOptions, consoleApi } from './console/console-app.ts';
 import { consoleWebRoutes } from './console/console-web.ts';
 import type { Deps } from './deps.ts';
@@ -252,6 +253,8 @@ export interface AdminAppOptions {
   hsts?: boolean;
   /** WEBHOOK_ALLOW_PRIVATE=1: webhook URLs may be http:// (development); otherwise https:// only. */
   allowInsecureWebhooks?: boolean;
+  /** Console users' set-up links: the public URL they are made on, and the mailer (SMTP set). */
+  consoleLinks?: ConsoleLinkOptions;
 }
 
 /**
@@ -302,6 +305,7 @@ export function createAdminApp(deps: Deps, opts: AdminAppOptions) {
       token: opts.adminToken,
       trustProxy: opts.trustProxy ?? false,
       allowInsecureWebhooks: opts.allowInsecureWebhooks ?? false,
+      consoleLinks: opts.consoleLinks ?? {},
     }),
   );
   return app;

@@ -14,6 +14,7 @@ import {
 } from '@kupah/contracts';
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { adminUserRoutes, type ConsoleLinkOptions } from '../console/admin-user-routes.ts';
 import { createDevice, listOrgDevices, revokeOrgDevice } from '../devices/device-service.ts';
 import { listKeys, retireKey, rotateKey } from '../devices/envelope-keys.ts';
 import { GATEWAY_PROVIDERS } from '../gateway/registry.ts';
@@ -176,7 +177,9 @@ export function refuseInsecureWebhooks(
 }
 
 /** The admin routes behind `adminGuard` (token, lockout, audit log). Served on the admin listener only. */
-export function adminRoutes(guard: AdminGuardOptions & { allowInsecureWebhooks?: boolean }) {
+export function adminRoutes(
+  guard: AdminGuardOptions & { allowInsecureWebhooks?: boolean; consoleLinks?: ConsoleLinkOptions },
+) {
   return new Hono<AppEnv>()
     .use(adminGuard(guard))
     .get(
@@ -205,6 +208,8 @@ export function adminRoutes(guard: AdminGuardOptions & { allowInsecureWebhooks?:
       },
     )
     .get('/orgs/:org', async (c) => c.json(await describeOrg(c.var.deps.db, c.req.param('org'))))
+    // Console users (console/admin-user-routes.ts): list, create (a set-up link), disable.
+    .route('/orgs/:org/users', adminUserRoutes(guard.consoleLinks))
     .patch('/orgs/:org/settings', json(settingsPatch), async (c) => {
       const p = c.req.valid('json');
       const { currencies, paymentWebhook, scheduleWebhook, voidWebhook, ...settings } = p;

@@ -16,6 +16,7 @@ import { CURRENCIES, SCHEDULE_HANDLING_MODES } from '@kupah/contracts';
 import { z } from 'zod';
 import type { describeOrg } from '../admin/admin-service.ts';
 import type { gatewayChange, settingsPatch } from '../admin/routes.ts';
+import { CONSOLE_ROLES } from '../console/env.ts';
 import { GATEWAY_PROVIDERS } from '../gateway/registry.ts';
 import { isValidTimeZone } from '../orgs/settings.ts';
 
@@ -179,6 +180,11 @@ const isoTime = z.iso.datetime({
   offset: true,
   error: 'must be an ISO 8601 time such as 2026-11-22T00:00:00Z',
 });
+const consoleEmail = z
+  .string()
+  .trim()
+  .max(320, 'must be at most 320 characters')
+  .pipe(z.email({ error: 'must be an e-mail address such as name@example.org' }));
 const deliveryFlag = {
   schema: positiveNumber(1e15, true),
   value: 'ID',
@@ -663,6 +669,57 @@ const COMMANDS: Record<string, { summary: string; commands: Record<string, Comma
         summary: 'Admin events of the organisation (e.g. endpoints disabled).',
         flags: { org: orgFlag },
         run: (v, { api }) => api('GET', `${org(v.org)}/events`),
+      }),
+    },
+  },
+  user: {
+    summary: "people who sign in to the organisation's web console (/console/)",
+    commands: {
+      create: command({
+        summary:
+          'Create a console user. Without --password, prints a one-time set-up link (valid 7 days; also ' +
+          'e-mailed when SMTP_URL is set) with which they choose their password.',
+        flags: {
+          org: orgFlag,
+          email: {
+            schema: consoleEmail,
+            value: 'EMAIL',
+            help: 'their e-mail address, the sign-in name (required)',
+          },
+          role: {
+            schema: oneOf(CONSOLE_ROLES, CONSOLE_ROLES.join(', ')),
+            value: 'ROLE',
+            help: 'owner (everything), manager (all but users, gateway, API keys) or viewer (read only) (required)',
+          },
+          name: { schema: text(200).optional(), value: 'NAME', help: 'their name' },
+          password: {
+            schema: z.string().min(1, 'must not be empty').optional(),
+            value: 'PASSWORD',
+            secret: true,
+            help: 'set this password now (10 to 200 characters; default: print a set-up link instead)',
+          },
+        },
+        run: (v, { api }) =>
+          api('POST', `${org(v.org)}/users`, {
+            email: v.email,
+            role: v.role,
+            ...(v.name !== undefined ? { name: v.name } : {}),
+            ...(v.password !== undefined ? { password: v.password } : {}),
+          }),
+      }),
+      list: command({
+        summary:
+          'List the console users of an organisation: role, disabled, invited (no password yet), last sign-in.',
+        flags: { org: orgFlag },
+        run: (v, { api }) => api('GET', `${org(v.org)}/users`),
+      }),
+      disable: command({
+        summary: 'Disable a console user: their sessions end and they can no longer sign in.',
+        flags: {
+          org: orgFlag,
+          email: { schema: consoleEmail, value: 'EMAIL', help: 'their e-mail address (required)' },
+        },
+        run: (v, { api }) => api('POST', `${org(v.org)}/users/disable`, { email: v.email }),
       }),
     },
   },
