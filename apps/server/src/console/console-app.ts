@@ -8,6 +8,7 @@ import { Hono } from 'hono';
 import { consoleAuditTrail } from './audit-trail.ts';
 import { authRoutes, type ConsoleAuthOptions, publicAuthRoutes } from './auth-routes.ts';
 import { crossSiteGuard } from './csrf.ts';
+import { consoleDataRoutes } from './data-routes.ts';
 import { consoleSession, type SessionEnv } from './session.ts';
 
 export interface ConsoleApiOptions {
@@ -40,7 +41,7 @@ export function consoleApi(opts: ConsoleApiOptions = {}) {
   // Everything below needs a session (and, to change anything, its X-CSRF-Token).
   api.use(consoleSession({ secureCookie: auth.secureCookie }));
   api.route('/', authRoutes(auth));
-  // The console's data routes (console/data-routes.ts `consoleDataRoutes()`) mount here:
-  // api.route('/', consoleDataRoutes());
+  // The console's data routes (console/data-routes.ts).
+  api.route('/', consoleDataRoutes({ publicUrl: auth.publicUrl }));
   return api;
 }

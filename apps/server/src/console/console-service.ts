@@ -95,9 +95,15 @@ export const searchPayments = (x: Ctx, q: PaymentListQuery) => listPayments(x.de
 export const exportPayments = (x: Ctx, q: PaymentListQuery) => paymentsCsv(x.deps, caller(x), q);
 export const paymentDetail = (x: Ctx, receiptNum: string) => getPayment(x.deps, caller(x), receiptNum, {});
 
-export async function voidFromConsole(x: Ctx, receiptNum: string, reason: string | null) {
+/** The organisation's payment with this receipt number, else 404 (before a refund reaches its port). */
+export async function requirePayment(x: Ctx, receiptNum: string) {
   const payment = await findPaymentByReceipt(x.deps.db, x.org.id, receiptNum);
   if (!payment) throw notFound(`Payment ${receiptNum}`);
+  return payment;
+}
+
+export async function voidFromConsole(x: Ctx, receiptNum: string, reason: string | null) {
+  const payment = await requirePayment(x, receiptNum);
   const sandbox = payment.gatewayName === SANDBOX_GATEWAY;
   return voidPayment(x.deps, consoleCaller(x.org, x.user, sandbox), {
     orgGuid: x.org.guid,

@@ -45,6 +45,7 @@ import {
   paymentDetail,
   reasonList,
   replayDelivery,
+  requirePayment,
   revokeById,
   revokeConsoleDevice,
   rotateWebhook,
@@ -66,7 +67,9 @@ import { requireRole } from './roles.ts';
 
 export interface ConsoleDataOptions {
   /** WEBHOOK_ALLOW_PRIVATE=1: webhook URLs may be http:// (development); otherwise https:// only. */
-  allowInsecureWebhooks?: boolean;
+  allowInsecureWebhooks?: boolean | undefined;
+  /** The server's public base URL (PUBLIC_URL): pairing URLs are made on it; default the request's origin. */
+  publicUrl?: string | undefined;
 }
 
 type C = Context<ConsoleEnv>;
@@ -223,6 +226,8 @@ export function consoleDataRoutes(opts: ConsoleDataOptions = {}) {
         async (c) => {
           const receiptNum = boundedParam(c.req.param('receiptNum'), 'Payment');
           const { amountMinor, reason } = c.req.valid('json');
+          // Another organisation's receipt is 404 here, whatever the refund service does.
+          await requirePayment(await ctx(c), receiptNum);
           return c.json(
             await refundFromConsole(c.var.deps, c.var.consoleUser, receiptNum, amountMinor, reason),
           );
@@ -345,7 +350,7 @@ export function consoleDataRoutes(opts: ConsoleDataOptions = {}) {
           }),
         ),
         async (c) => {
-          const origin = new URL(c.req.url).origin;
+          const origin = opts.publicUrl?.replace(/\/+$/, '') ?? new URL(c.req.url).origin;
           return c.json(await pairNewDevice(await ctx(c), origin, c.req.valid('json')), 201);
         },
       )
