@@ -248,6 +248,50 @@ describe.each(await testDatabases())('console people on %s', (kind) => {
     await consoleSignInAs(h, user.email, 'reset by e-mail link');
   });
 
+  it('the data routes run behind the session, CSRF and the audit trail', async () => {
+    expect((await open('GET', '/dashboard')).status).toBe(401);
+    expect((await open('POST', '/devices', { name: 'Lobby' })).status).toBe(401);
+    const manager = await consoleSignIn(h, { role: 'manager' });
+    const count = async () => (await h.db.query("SELECT 1 FROM devices WHERE name = 'Behind CSRF'")).length;
+    const noToken = await h.request(
+      'POST',
+      '/console/api/devices',
+      { name: 'Behind CSRF' },
+      { cookie: manager.cookie },
+    );
+    expect(noToken.status).toBe(403);
+    expect(noToken.body.error.errorCode).toBe('CSRF_REFUSED');
+    const crossSite = await manager.request(
+      'POST',
+      '/devices',
+      { name: 'Behind CSRF' },
+      { origin: 'https://evil.example' },
+    );
+    expect(crossSite.status).toBe(403);
+    expect(await count()).toBe(0);
+    const made = await manager.request('POST', '/devices', { name: 'Behind CSRF' });
+    expect(made.status).toBe(201);
+    expect(made.headers.get('cache-control')).toBe('no-store');
+    expect(await count()).toBe(1);
+    const audit = await h.db.query<{
+      actor: string;
+      route: string;
+      org_guid: string;
+      status: number;
+      outcome: string;
+    }>(
+      "SELECT actor, route, org_guid, status, outcome FROM admin_audit WHERE path = '/console/api/devices' ORDER BY id",
+    );
+    expect(audit.map((a) => [a.actor, a.status, a.outcome])).toEqual([
+      ['unauthenticated', 401, 'refused'],
+      [`console user ${manager.email} (#${manager.user.userId})`, 403, 'refused'],
+      // Refused as cross-site before its session is looked at.
+      ['unauthenticated', 403, 'refused'],
+      [`console user ${manager.email} (#${manager.user.userId})`, 201, 'ok'],
+    ]);
+    expect(audit.at(-1)).toMatchObject({ route: '/console/api/devices', org_guid: h.org.orgGuid });
+  });
+
   it('the test helper signs in and works against a real server too', async () => {
     const base = await h.listen();
     const s = await consoleSignIn(h, { role: 'manager', baseUrl: base });
