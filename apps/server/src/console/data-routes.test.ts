@@ -1,19 +1,16 @@
 /**
- * The console's data endpoints, behaviour: the real services on a real database, with the routes
- * of `consoleDataRoutes()` mounted under /console/api behind a test middleware that signs a user
- * in (the session, CSRF and audit layers are tested with the real stack in
- * console.security.test.ts). Money goes in through the External API and the device API, and the
- * console's answers are checked against it.
+ * The console's data endpoints, behaviour, through the real stack (/console/api with real
+ * sessions and CSRF tokens) on a real database. Money goes in through the External API and the
+ * device API, and the console's answers are checked against it. Scope and roles of every
+ * endpoint: console.security.test.ts.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Hono } from 'hono';
-import { HTTPException } from 'hono/http-exception';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrg } from '../admin/admin-service.ts';
 import { createGatewayRegistry } from '../gateway/registry.ts';
 import { sandboxGateway } from '../gateway/sandbox-gateway.ts';
-import { ApiError } from '../http/errors.ts';
 import { keyEncryptionKey } from '../secrets/key-encryption.ts';
+import { type ConsoleSession, consoleSignIn } from '../testing/console-session.ts';
 import {
   chargeBody,
   createHarness,
@@ -23,49 +20,15 @@ import {
   sourceAuth,
   testDatabases,
 } from '../testing/harness.ts';
-import { consoleDataRoutes } from './data-routes.ts';
-import type { ConsoleEnv, ConsoleRole, ConsoleUser } from './env.ts';
-
-/** The data routes behind a middleware that sets `consoleUser` from the `x-test-user` header. */
-function testConsole(h: Harness, users: Map<string, ConsoleUser>) {
-  const app = new Hono<ConsoleEnv>();
-  app.onError((err, c) => {
-    if (err instanceof ApiError) return c.json(err.body(), err.status);
-    if (err instanceof HTTPException)
-      return c.json({ error: { errorCode: 'HTTP', message: err.message } }, 400);
-    throw err;
-  });
-  app.use(async (c, next) => {
-    c.set('deps', h.deps);
-    const user = users.get(c.req.header('x-test-user') ?? '');
-    if (user) c.set('consoleUser', user);
-    await next();
-  });
-  app.route('/console/api', consoleDataRoutes());
-  return app;
-}
+import type { ConsoleRole } from './env.ts';
 
 describe.each(await testDatabases())('console data endpoints on %s', (kind) => {
   let h: Harness;
-  let app: ReturnType<typeof testConsole>;
-  const users = new Map<string, ConsoleUser>();
-
+  const sessions = new Map<string, ConsoleSession>();
   const as =
     (role: ConsoleRole, org: 'a' | 'b' = 'a') =>
-    async (method: string, path: string, body?: unknown): Promise<Reply> => {
-      const init: RequestInit = { method, headers: { 'x-test-user': `${org}:${role}` } };
-      if (body !== undefined) {
-        init.body = typeof body === 'string' ? body : JSON.stringify(body);
-        (init.headers as Record<string, string>)['content-type'] = 'application/json';
-      }
-      const res = await app.request(`/console/api${path}`, init);
-      const text = await res.text();
-      let parsed: unknown = text;
-      try {
-        parsed = text ? JSON.parse(text) : null;
-      } catch {}
-      return { status: res.status, body: parsed, headers: res.headers };
-    };
+    (method: string, path: string, body?: unknown): Promise<Reply> =>
+      sessions.get(`${org}:${role}`)!.request(method, path, body);
   const viewer = as('viewer');
   const manager = as('manager');
   const owner = as('owner');
@@ -81,26 +44,13 @@ describe.each(await testDatabases())('console data endpoints on %s', (kind) => {
     h = await createHarness(kind, {
       gateways: (db) => createGatewayRegistry({ db, sandbox: sandboxGateway(), kek }),
     });
-    app = testConsole(h, users);
     const b = await createOrg(h.db, 'Other Org');
-    const ids = await h.db.query<{ id: string; guid: string }>('SELECT id, guid FROM orgs');
-    const idOf = (guid: string) => Number(ids.find((r) => r.guid === guid)!.id);
     for (const role of ['viewer', 'manager', 'owner'] as const) {
-      for (const [org, guid] of [
-        ['a', h.org.orgGuid],
-        ['b', b.orgGuid],
-      ] as const) {
-        users.set(`${org}:${role}`, {
-          userId: users.size + 1,
-          email: `${role}@${org}.example.org`,
-          name: null,
-          role,
-          orgId: idOf(guid),
-          orgGuid: guid,
-          orgName: org,
-          sessionId: `s-${org}-${role}`,
-        });
-      }
+      sessions.set(`a:${role}`, await consoleSignIn(h, { role, email: `${role}@a.example.org` }));
+      sessions.set(
+        `b:${role}`,
+        await consoleSignIn(h, { role, orgGuid: b.orgGuid, email: `${role}@b.example.org` }),
+      );
     }
   });
   afterAll(async () => {
