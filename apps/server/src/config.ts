@@ -126,6 +126,21 @@ const env = z.object({
     .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
     .optional()
     .or(z.literal('').transform(() => undefined)),
+  /**
+   * The server's public base URL as browsers reach it (e.g. https://donate.example.org): the
+   * console's one-time links and pairing URLs are made on it. Unset: the request's origin (the
+   * admin CLI's links: http(s)://localhost:PORT).
+   */
+  PUBLIC_URL: z
+    .string()
+    .trim()
+    .optional()
+    .transform((s) => (s ? s.replace(/\/+$/, '') : undefined))
+    .pipe(
+      z
+        .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://donate.example.org' })
+        .optional(),
+    ),
   /** The From of receipt e-mails, e.g. `"Kupah receipts" <receipts@example.org>`. */
   RECEIPTS_FROM: z.string().trim().min(3).optional(),
   /** 0 disables this instance's receipt mailer (another instance sends). */

@@ -12,6 +12,8 @@ import { purgeAbuseRecords } from './abuse/limits.ts';
 import { createOrg } from './admin/admin-service.ts';
 import { createAdminApp, createApp } from './app.ts';
 import { adminToken, type Config, isLoopback, loadConfig } from './config.ts';
+import { consoleLinkMailer } from './console/link-mail.ts';
+import { purgeConsoleRecords } from './console/users-service.ts';
 import { openDatabase } from './db/database.ts';
 import { migrate } from './db/migrations.ts';
 import { installationSecret, sealedInstallationKey } from './db/server-state.ts';
@@ -182,7 +184,21 @@ async function main() {
   const terminalDir =
     config.TERMINAL_DIR ?? fileURLToPath(new URL('../../terminal/dist/renderer/', import.meta.url));
   const consoleDir = config.CONSOLE_DIR ?? fileURLToPath(new URL('../../console/dist/', import.meta.url));
-  const app = createApp(deps, { isReady: () => ready, terminalDir, consoleDir, hsts: tls !== undefined });
+  // The console's one-time links: made on PUBLIC_URL, e-mailed with the receipts' SMTP settings.
+  const consoleLinks = {
+    publicUrl: config.PUBLIC_URL,
+    mailer:
+      config.SMTP_URL && config.RECEIPTS_FROM
+        ? consoleLinkMailer({ smtpUrl: config.SMTP_URL, from: config.RECEIPTS_FROM })
+        : undefined,
+  };
+  const app = createApp(deps, {
+    isReady: () => ready,
+    terminalDir,
+    consoleDir,
+    hsts: tls !== undefined,
+    console: { ...consoleLinks, trustProxy: config.TRUST_PROXY },
+  });
   // The admin API and /metrics: their own listener, loopback unless ADMIN_ALLOW_REMOTE=1 (which
   // config allows only with TLS); over TLS too when ADMIN_TLS=1 or not on loopback.
   const remoteAdmin = !isLoopback(config.ADMIN_HOST);
@@ -198,6 +214,10 @@ async function main() {
     trustProxy: config.TRUST_PROXY,
     hsts: adminTls !== undefined,
     allowInsecureWebhooks: config.WEBHOOK_ALLOW_PRIVATE,
+    consoleLinks: {
+      ...consoleLinks,
+      publicUrl: config.PUBLIC_URL ?? `${tls ? 'https' : 'http'}://localhost:${config.PORT}`,
+    },
   });
   const failed = (what: string) => (err: NodeJS.ErrnoException) => {
     console.error(`cannot listen for the ${what}: ${err.code ?? ''} ${err.message}`.trim());
@@ -224,6 +244,10 @@ async function main() {
     ['card attempts and ended abuse blocks older than 31 days', () => purgeAbuseRecords(db, deps.now())],
     ['device operations first seen more than 31 days ago', () => purgeOpsSeen(db, deps.now())],
     ['full rate-limit buckets', () => purgeFullBuckets(db)],
+    [
+      'ended console sessions, sign-in failure counters and old one-time links',
+      () => purgeConsoleRecords(db, deps.now()),
+    ],
   ];
   const purge = setInterval(() => {
     for (const [what, run] of housekeeping) {

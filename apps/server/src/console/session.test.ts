@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApp } from '../app.ts';
 import { consoleSignIn, consoleSignInAs } from '../testing/console-session.ts';
 import { createHarness, type Harness, type Reply, testDatabases } from '../testing/harness.ts';
-import { createUser, orgIdOf } from './users-service.ts';
+import { createUser, orgIdOf, purgeConsoleRecords } from './users-service.ts';
 
 const cookieOf = (r: Reply): string | undefined =>
   /(?:^|,\s*)kupah_console=([^;]*)/.exec(r.headers.get('set-cookie') ?? '')?.[1];
@@ -317,6 +317,29 @@ describe.each(await testDatabases())('console sign-in and sessions on %s', (kind
     }
     at(7 * 24 * HOUR);
     expect((await t.request('GET', '/session')).status).toBe(401);
+    h.clock.set(new Date().toISOString());
+  });
+
+  it('housekeeping removes ended sessions and spent failure counters, keeps live ones', async () => {
+    const { email, password } = await newUser();
+    const t0 = new Date('2030-05-01T08:00:00Z').getTime();
+    h.clock.set(new Date(t0).toISOString());
+    const old = await consoleSignInAs(h, email, password);
+    await signIn({ email, password: 'wrong wrong wrong' });
+    h.clock.set(new Date(t0 + 13 * 3_600_000).toISOString());
+    const live = await consoleSignInAs(h, email, password);
+    const ids = async () =>
+      (
+        await h.db.query<{ user_id: string }>('SELECT user_id FROM console_sessions WHERE user_id = $1', [
+          live.user.userId,
+        ])
+      ).length;
+    expect(await ids()).toBe(2);
+    expect(await purgeConsoleRecords(h.db, h.deps.now())).toBeGreaterThanOrEqual(2);
+    expect(await ids()).toBe(1);
+    expect((await live.request('GET', '/session')).status).toBe(200);
+    expect((await old.request('GET', '/session')).status).toBe(401);
+    expect(await h.db.query('SELECT key FROM console_signin_failures')).toEqual([]);
     h.clock.set(new Date().toISOString());
   });
 

@@ -404,3 +404,24 @@ export async function listOrgAudit(
     outcome: r.outcome,
   }));
 }
+
+/** Failure counters whose window and lock have both ended (a missing row means the same). */
+export async function purgeSigninFailures(sql: Sql, now: Date, windowMs: number): Promise<number> {
+  const rows = await sql.query(
+    `DELETE FROM console_signin_failures
+     WHERE window_start <= $1::timestamptz - make_interval(secs => $2::float8 / 1000)
+       AND (locked_until IS NULL OR locked_until <= $1)
+     RETURNING key`,
+    [now, windowMs],
+  );
+  return rows.length;
+}
+
+/** One-time links expired (or used) before `before`. */
+export async function purgeLinks(sql: Sql, before: Date): Promise<number> {
+  const rows = await sql.query(
+    'DELETE FROM console_links WHERE expires_at <= $1 OR used_at <= $1 RETURNING id',
+    [before],
+  );
+  return rows.length;
+}

@@ -30,6 +30,9 @@ import {
   lockedUntil,
   markSignedIn,
   type OrgAuditEntry,
+  purgeLinks,
+  purgeSessions,
+  purgeSigninFailures,
   recordFailure,
   setPasswordHash,
   touchSession,
@@ -530,4 +533,14 @@ export async function orgAudit(
   limit: number,
 ): Promise<OrgAuditEntry[]> {
   return listOrgAudit(db, orgGuid, before, limit);
+}
+
+/** Housekeeping: ended sessions, spent failure counters, links expired or used over 30 days ago. */
+export async function purgeConsoleRecords(db: Sql, now: Date): Promise<number> {
+  const window = Math.max(LOCKOUT.email.windowMs, LOCKOUT.address.windowMs);
+  return (
+    (await purgeSessions(db, now, SESSION_LIMITS.idleMs)) +
+    (await purgeSigninFailures(db, now, window)) +
+    (await purgeLinks(db, new Date(now.getTime() - 30 * 24 * HOUR)))
+  );
 }
