@@ -29,7 +29,7 @@ interface RawCell {
 
 /**
  * Every grouping of payments created in [from, to) in one scan: by campaign, device (source),
- * collector, method and currency, and the series (by the hour of the organisation's day when
+ * collector and method, and the series (by the hour of the organisation's day when
  * `hourly`, else by its day), each per currency and status. Pending payments are counted too.
  */
 export async function dashboardCells(
@@ -40,38 +40,38 @@ export async function dashboardCells(
   tz: string,
   hourly: boolean,
 ): Promise<DashboardCell[]> {
-  const bucket = hourly
-    ? `to_char(date_trunc('hour', created_at AT TIME ZONE $4), 'YYYY-MM-DD"T"HH24:00')`
-    : `to_char(local_day, 'YYYY-MM-DD')`;
+  // Grouped on the raw value (a date, or the hour as a timestamp); only the few groups are formatted.
+  const bucket = hourly ? `date_trunc('hour', created_at AT TIME ZONE $4)` : 'local_day';
+  const format = hourly ? `to_char(bucket, 'YYYY-MM-DD"T"HH24:00')` : `to_char(bucket, 'YYYY-MM-DD')`;
   const rows = await sql.query<RawCell>(
-    `SELECT GROUPING(campaign_id, source_id, collector_id, method, bucket) AS g,
-       COALESCE(campaign_id::text, source_id::text, collector_id::text, method, bucket) AS gid,
-       currency, status, count(*) AS n, sum(amount_minor) AS minor
-     FROM (SELECT campaign_id, source_id, collector_id, method, ${bucket} AS bucket, currency, status, amount_minor
-           FROM payments WHERE ${RANGE}) p
-     GROUP BY GROUPING SETS ((campaign_id, currency, status), (source_id, currency, status),
-       (collector_id, currency, status), (method, currency, status), (bucket, currency, status),
-       (currency, status))`,
+    `SELECT g, COALESCE(campaign_id::text, source_id::text, collector_id::text, method, ${format}) AS gid,
+       currency, status, n, minor
+     FROM (SELECT GROUPING(campaign_id, source_id, collector_id, method, bucket) AS g, campaign_id, source_id,
+             collector_id, method, bucket, currency, status, count(*) AS n, sum(amount_minor) AS minor
+           FROM (SELECT campaign_id, source_id, collector_id, method, ${bucket} AS bucket, currency, status,
+                   amount_minor FROM payments WHERE ${RANGE}) p
+           GROUP BY GROUPING SETS ((campaign_id, currency, status), (source_id, currency, status),
+             (collector_id, currency, status), (method, currency, status), (bucket, currency, status))) g`,
     hourly
       ? [orgId, from.toISOString(), to.toISOString(), tz]
       : [orgId, from.toISOString(), to.toISOString()],
   );
-  // GROUPING(...) is a bit mask, 1 for each argument left out (the first argument is the high bit).
+  // GROUPING(...) is a bit mask, 1 for each argument left out, the first argument the high bit:
+  // 15 = 0b01111 is the campaign set, 23 = 0b10111 the device set, and so on.
   const DIMENSION: Record<number, DashboardCell['dimension']> = {
     15: 'campaign',
     23: 'device',
     27: 'collector',
     29: 'method',
     30: 'series',
-    31: 'currency',
   };
-  return rows.flatMap((r) => {
+  const cells = rows.flatMap((r) => {
     const dimension = DIMENSION[Number(r.g)];
     if (!dimension) return [];
     return [
       {
         dimension,
-        gid: dimension === 'currency' ? r.currency : r.gid,
+        gid: r.gid,
         currency: r.currency,
         status: r.status,
         count: Number(r.n),
@@ -79,6 +79,24 @@ export async function dashboardCells(
       },
     ];
   });
+  // By currency: the sum of any one grouping (every payment is in one campaign group), not a sixth set.
+  const byCurrency = new Map<string, DashboardCell>();
+  for (const c of cells) {
+    if (c.dimension !== 'campaign') continue;
+    const key = `${c.currency}\u0000${c.status}`;
+    const t = byCurrency.get(key) ?? {
+      dimension: 'currency',
+      gid: c.currency,
+      currency: c.currency,
+      status: c.status,
+      count: 0,
+      minor: 0,
+    };
+    t.count += c.count;
+    t.minor += c.minor;
+    byCurrency.set(key, t);
+  }
+  return [...cells, ...byCurrency.values()];
 }
 
 /** By reason: the reasons' shares of split payments, and the payments without a reason. */
