@@ -14,5 +14,7 @@ export default defineProject({
     hookTimeout: 120_000,
     // Each file starts its own server processes; two at once would fight for the 2 cores.
     fileParallelism: false,
+    // After the in-process tests and the server's process tests: never beside another worker.
+    sequence: { groupOrder: 2 },
   },
 });

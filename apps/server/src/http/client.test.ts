@@ -325,8 +325,9 @@ describe('typed client against the real server', () => {
   });
 
   it('429 RATE_LIMITED waits Retry-After and tries again; a wait longer than allowed answers the 429', async () => {
-    // The rate limit runs on the database's clock: the waits are real (about a second).
-    await h.admin('PATCH', `/orgs/${h.org.orgGuid}/settings`, { rateLimit: { perSecond: 20, burst: 2 } });
+    // The rate limit runs on the database's clock: the waits are real (about a second each). One
+    // token a second, so that a loaded machine's slow requests cannot refill the bucket in between.
+    await h.admin('PATCH', `/orgs/${h.org.orgGuid}/settings`, { rateLimit: { perSecond: 1, burst: 2 } });
     try {
       const waits: number[] = [];
       const c = createKupahClient({
