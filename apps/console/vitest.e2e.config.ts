@@ -12,5 +12,7 @@ export default defineProject({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     fileParallelism: false,
+    // After the terminal's end-to-end tests: one browser project at a time.
+    sequence: { groupOrder: 3 },
   },
 });
