@@ -17,6 +17,7 @@ import { ServicesContext } from '../app-context.ts';
 import { clearSwipe } from '../forms/swipe-capture.ts';
 import { applyLanguage, i18n } from '../i18n/index.ts';
 import { emptyDraft, useTerminal } from '../store/terminal-store.ts';
+import { pairingCodeFromAddress } from './pairing-screen.tsx';
 
 const settings = testSettings({ coverFeePercent: 0, presetsMinor: [1800, 3600] });
 
@@ -588,6 +589,32 @@ describe('the terminal', () => {
     }
     expect(sent).toEqual(['7NBH-EMTV', '7NBH-EMTV', '7NBH-EMTV']);
     expect((screen.getByTestId('pair-code') as HTMLInputElement).maxLength).toBeGreaterThanOrEqual(20);
+  });
+
+  it("pairing: a code in the address (the console's link #pair=…) fills the code field and leaves the address", async () => {
+    history.replaceState(null, '', '/terminal/#pair=k7qf-3mzp');
+    const { data } = await start({ paired: false });
+    const sent: string[] = [];
+    data.pair = async (_url, code) => {
+      sent.push(code);
+      throw new PairingError('PAIRING_CODE_INVALID', 'nope');
+    };
+    expect((screen.getByTestId('pair-code') as HTMLInputElement).value).toBe('K7QF-3MZP');
+    expect(location.hash).toBe('');
+    expect(location.pathname).toBe('/terminal/');
+    type('pair-url', 'http://127.0.0.1:9');
+    click('pair-submit');
+    await waitFor(() => expect(sent).toEqual(['K7QF-3MZP']));
+    history.replaceState(null, '', '/');
+  });
+
+  it('pairing: a malformed code in the address is not taken', () => {
+    expect(pairingCodeFromAddress('#pair=K7QF-3MZP')).toBe('K7QF-3MZP');
+    expect(pairingCodeFromAddress('#pair=k7qf%203mzp')).toBe('K7QF-3MZP');
+    expect(pairingCodeFromAddress('#pair=%E0%A4%A')).toBe('');
+    expect(pairingCodeFromAddress('#pair=<script>')).toBe('');
+    expect(pairingCodeFromAddress('#other=K7QF-3MZP')).toBe('');
+    expect(pairingCodeFromAddress('')).toBe('');
   });
 
   it('settings: PIN-locked once a PIN is set; coordinates in range; language switches the layout', async () => {

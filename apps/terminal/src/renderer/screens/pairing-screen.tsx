@@ -1,7 +1,7 @@
 /** First run: pair with the backend (server address and the one-time code). */
 
 import { InsecureServerUrlError, insecureServerUrl, PairingError } from '@kupah/terminal-core';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app-context.ts';
 import { Field } from '../components/field.tsx';
@@ -15,6 +15,20 @@ import { useTerminal } from '../store/terminal-store.ts';
 export function normalisePairingCode(typed: string): string | null {
   const bare = typed.toUpperCase().replace(/[\s\-–—_.]/g, '');
   return /^[A-Z0-9]{8}$/.test(bare) ? `${bare.slice(0, 4)}-${bare.slice(4)}` : null;
+}
+
+/**
+ * The pairing code the console put in the terminal's address (`/terminal/#pair=<code>`, its QR
+ * code's link), or '' without one. The fragment never reaches a server.
+ */
+export function pairingCodeFromAddress(hash: string): string {
+  const m = /^#pair=([^&]*)/.exec(hash);
+  if (!m) return '';
+  try {
+    return normalisePairingCode(decodeURIComponent(m[1] ?? '')) ?? '';
+  } catch {
+    return '';
+  }
 }
 
 function validUrl(s: string): boolean {
@@ -63,7 +77,15 @@ export function PairingScreen() {
   const [serverUrl, setServerUrl] = useState(
     typeof location !== 'undefined' && location.protocol.startsWith('http') ? location.origin : '',
   );
-  const [code, setCode] = useState('');
+  const [code, setCode] = useState(() =>
+    typeof location !== 'undefined' ? pairingCodeFromAddress(location.hash) : '',
+  );
+  // The code is taken once: the fragment leaves the address (and the history) at once.
+  useEffect(() => {
+    if (typeof location !== 'undefined' && location.hash.startsWith('#pair=')) {
+      history.replaceState(history.state, '', location.pathname + location.search);
+    }
+  }, []);
   const [name, setName] = useState('');
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<Failure | null>(null);
