@@ -69,7 +69,7 @@ export default function Catalog() {
                           {editButton({
                             title: c.campaignName ?? `#${c.campaignNumber}`,
                             path: `/campaigns/${c.campaignNumber}`,
-                            base: { campaignNumber: c.campaignNumber },
+                            base: {},
                             fields: [
                               { key: 'campaignName', label: t('catalog.name'), value: c.campaignName ?? '' },
                               {
@@ -120,7 +120,7 @@ export default function Catalog() {
                           {editButton({
                             title: r.reasonName ?? `#${r.reasonNumber}`,
                             path: `/reasons/${r.reasonNumber}`,
-                            base: { reasonNumber: r.reasonNumber },
+                            base: { campaignNum: r.campaignNum },
                             fields: [
                               { key: 'reasonName', label: t('catalog.name'), value: r.reasonName ?? '' },
                               {

@@ -14,7 +14,7 @@ import { useCan, useConsole } from '../session.tsx';
 import { useLoad } from '../use-load.ts';
 
 const KINDS = ['payment', 'schedule', 'void'] as const;
-const PROVIDERS = ['sandbox', 'sola', 'none'];
+const PROVIDERS = ['sola', 'none'];
 
 /** A secret the server answers once: shown with a warning and selectable, never kept. */
 function ShownOnce({ label, value, onClose }: { label: string; value: string; onClose(): void }) {
@@ -377,7 +377,7 @@ function WebhookDialog({
 function GatewayDialog({ onClose, onSaved }: { onClose(): void; onSaved(): void }) {
   const { t } = useTranslation();
   const { api } = useConsole();
-  const [provider, setProvider] = useState('sandbox');
+  const [provider, setProvider] = useState('sola');
   const [key, setKey] = useState('');
   const [url, setUrl] = useState('');
   const [error, setError] = useState<unknown>(null);

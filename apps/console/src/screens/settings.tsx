@@ -96,22 +96,21 @@ function SettingsForm({ s, onSaved }: { s: SettingsAnswer; onSaved(): void }) {
     if (perPayment === null || total === null) return setProblem(t('settings.badLimits'));
     if (currencies.length === 0) return setProblem(t('settings.noCurrency'));
     try {
+      // The server's settings patch: flat, and null removes an optional value.
       await api.patch('/settings', {
         name,
         currencies,
-        settings: {
-          scheduleMode: mode,
-          il,
-          timezone,
-          shabbatShift: shabbat,
-          offline: { perPaymentMinor: perPayment, totalMinor: total, expiryHours: Number(expiry) },
-          terminal: { presetsMinor, coverFeePercent: fee, brand: { color, ...(logo ? { logo } : {}) } },
-          receipts: {
-            enabled: receipts.enabled,
-            ...(receipts.legalName ? { legalName: receipts.legalName } : {}),
-            ...(receipts.address ? { address: receipts.address } : {}),
-            ...(receipts.taxId ? { taxId: receipts.taxId } : {}),
-          },
+        scheduleMode: mode,
+        il,
+        timezone,
+        shabbatShift: shabbat,
+        offline: { perPaymentMinor: perPayment, totalMinor: total, expiryHours: Number(expiry) },
+        terminal: { presetsMinor, coverFeePercent: fee, brand: { color, logo: logo || null } },
+        receipts: {
+          enabled: receipts.enabled,
+          legalName: receipts.legalName || null,
+          address: receipts.address || null,
+          taxId: receipts.taxId || null,
         },
       });
       setSaved(true);

@@ -1,0 +1,344 @@
+/**
+ * The console end to end: its production build served by a real server process at /console/,
+ * driven in Debian's Chromium. A charge made through the External API shows on Today and in
+ * Payments; a manager voids it and the void webhook reaches a loopback receiver; a viewer sees no
+ * void button and the API answers 403; a terminal is paired from the console. axe-core checks every
+ * screen for serious and critical violations; the Hebrew screens are right to left. Screenshots of
+ * Today and Payments go to docs/.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  chromiumAvailable,
+  type LaunchedChromium,
+  launchChromium,
+  requireChromium,
+} from '@kupah/browser-testing';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Receiver, startReceiver } from '../../server/src/testing/receiver.ts';
+import {
+  adminClient,
+  restartablePort,
+  type ServerProcess,
+  startServerProcess,
+} from '../../server/src/testing/server-process.ts';
+
+const ADMIN = 'console-e2e-admin-token-0123456789';
+const DOCS = fileURLToPath(new URL('../../../docs/', import.meta.url));
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const OWNER = { email: 'owner@beth-israel.example', password: 'owner-password-0123' };
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: string[] }>;
+}
+
+async function waitFor<T>(get: () => T | undefined | Promise<T | undefined>, ms = 15_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await get();
+    if (v !== undefined && v !== null && v !== false) return v;
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe.skipIf(!chromiumAvailable() && !process.env.CI)('the console in Chromium', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kupah-console-e2e-'));
+  let server: ServerProcess;
+  let receiver: Receiver;
+  let chromium: LaunchedChromium;
+  let page: Page;
+  let base = '';
+  let org: { orgGuid: string; apiKey: string; sourceGuid: string };
+  let receiptNum = '';
+  const cspErrors: string[] = [];
+  const admin = adminClient(() => server.adminUrl, ADMIN);
+  const byTest = (id: string) => page.getByTestId(id);
+
+  /** A charge through the External API (the org's source GUID, the sandbox gateway). */
+  async function charge(id: string, amount: number, currency: string, extra: Record<string, unknown> = {}) {
+    const res = await fetch(`${base}/v1/External/Charge`, {
+      method: 'POST',
+      headers: { authorization: org.sourceGuid, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        orgGUID: org.orgGuid,
+        amount,
+        paymentMethodId: 'Credit_Card',
+        uniqueTransactionId: id,
+        currency,
+        card: { ccNum: '4242424242424242', expiry: '12/30', cvv: '123' },
+        ...extra,
+      }),
+    });
+    const answer = (await res.json()) as { paymentStatus: string; receiptNum: string };
+    expect(answer.paymentStatus, JSON.stringify(answer)).toBe('Success');
+    return answer.receiptNum;
+  }
+
+  /** axe-core in the page (evaluated over the DevTools protocol: the page's CSP allows no inline script). */
+  async function axe(screen: string): Promise<void> {
+    if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE);
+    const violations = await page.evaluate(async () => {
+      const w = window as unknown as {
+        axe: { run(ctx: unknown, o: unknown): Promise<{ violations: AxeViolation[] }> };
+      };
+      const r = await w.axe.run(document, { resultTypes: ['violations'] });
+      return r.violations.map((v) => ({
+        id: v.id,
+        impact: v.impact,
+        help: v.help,
+        nodes: v.nodes.map((n) => ({ target: n.target })),
+      }));
+    });
+    const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    expect(bad, `${screen}: ${JSON.stringify(bad, null, 1)}`).toEqual([]);
+  }
+
+  async function signIn(email: string, password: string) {
+    await page.goto(`${base}/console/`);
+    await page.getByLabel(/E-mail|דוא״ל/).fill(email);
+    await page.getByLabel(/^(Password|סיסמה)$/).fill(password);
+    await page.getByRole('button', { name: /^(Sign in|כניסה)$/ }).click();
+  }
+
+  async function signOut() {
+    await byTest('sign-out').click();
+    await page.getByRole('heading', { name: /Sign in|כניסה/ }).waitFor();
+  }
+
+  async function open(section: string, heading: RegExp) {
+    await byTest(`nav-${section}`).click();
+    await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+    // Wait for the screen's data (no "Loading…" left).
+    await waitFor(async () => (await page.locator('main').textContent())?.includes('Loading') === false);
+  }
+
+  beforeAll(async () => {
+    const t0 = Date.now();
+    requireChromium();
+    const port = await restartablePort();
+    receiver = await startReceiver();
+    server = await startServerProcess(port, {
+      ADMIN_TOKEN: ADMIN,
+      LOG_LEVEL: 'silent',
+      WEBHOOK_ALLOW_PRIVATE: '1',
+      WEBHOOK_LEASE_MS: '1500',
+      SCHEDULER: '0',
+      DATA_DIR: join(dir, 'data'),
+      DATABASE_URL: '',
+    });
+    base = server.url;
+    console.log(`server up in ${Date.now() - t0} ms`);
+    org = await admin('POST', '/orgs', { name: 'Beth Israel', currencies: ['USD', 'ILS'] });
+    const settings = await admin<{ webhookSecrets: Record<string, { secret: string }> }>(
+      'PATCH',
+      `/orgs/${org.orgGuid}/settings`,
+      { paymentWebhook: `${receiver.url}/payment`, voidWebhook: `${receiver.url}/void` },
+    );
+    for (const s of Object.values(settings.webhookSecrets ?? {})) receiver.secrets.push(s.secret);
+    const created = await admin<{ user?: unknown; error?: unknown }>('POST', `/orgs/${org.orgGuid}/users`, {
+      email: OWNER.email,
+      role: 'owner',
+      name: 'Sarah Levi',
+      password: OWNER.password,
+    });
+    if (!created.user) throw new Error(`the owner was not created: ${JSON.stringify(created)}`);
+    console.log(`org and owner in ${Date.now() - t0} ms`);
+    chromium = await launchChromium();
+    page = await chromium.browser.newPage();
+    page.setDefaultTimeout(10_000);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    page.on('console', (m) => {
+      if (m.type() === 'error' && /Content Security Policy/i.test(m.text())) cspErrors.push(m.text());
+    });
+    console.log(`chromium in ${Date.now() - t0} ms`);
+  }, 120_000);
+
+  afterAll(async () => {
+    await chromium?.close();
+    await server?.kill('SIGKILL');
+    await receiver?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is served at /console/ with a strict CSP, and refuses a wrong password', async () => {
+    const res = await fetch(`${base}/console/`);
+    expect(res.status).toBe(200);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("connect-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(res.headers.get('cache-control')).toBe('no-cache');
+    const html = await res.text();
+    expect(html).not.toMatch(/<script>(?!<\/script>)/);
+    const asset = /src="(\/console\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect((await fetch(`${base}${asset}`)).headers.get('cache-control')).toContain('immutable');
+
+    await signIn(OWNER.email, 'not-the-password');
+    expect(await byTest('sign-in-error').textContent()).toBe('Wrong e-mail address or password.');
+    await axe('sign-in');
+  });
+
+  it('shows a charge made through the External API on Today with the right total', async () => {
+    receiptNum = await charge('console-e2e-1', 180, 'USD', {
+      donor: { firstName: 'Rivka', lastName: 'Stern', email: 'rivka@example.org' },
+      campaign: { campaignName: 'Building Fund' },
+    });
+
+    await signIn(OWNER.email, OWNER.password);
+    await page.getByRole('heading', { level: 1, name: 'Today' }).waitFor();
+    await byTest('total-USD').waitFor();
+    expect(await byTest('total-USD').textContent()).toBe('$180.00');
+    expect(await byTest('count-USD').textContent()).toBe('1 payment');
+    await byTest('chart').locator('canvas').waitFor();
+    await axe('today');
+    await page.screenshot({ path: join(DOCS, 'console-today-en.png'), fullPage: true });
+  });
+
+  it('finds the payment, voids it, and the void webhook is delivered', async () => {
+    await open('payments', /^Payments$/);
+    await page.getByLabel('Search', { exact: true }).fill(receiptNum);
+    await byTest('payments-search').click();
+    await byTest(`payment-${receiptNum}`).click();
+    await page.getByRole('heading', { level: 1, name: `Payment ${receiptNum}` }).waitFor();
+    expect(await byTest('payment-amount').textContent()).toBe('$180.00');
+    await axe('payment detail');
+
+    await byTest('void-button').click();
+    const dialog = byTest('void-dialog');
+    await dialog.getByLabel('Reason').fill('Charged twice');
+    await axe('void dialog');
+    await dialog.getByRole('button', { name: 'Void' }).click();
+    await byTest('payment-done').waitFor();
+    await waitFor(async () => (await byTest('payment-status').textContent()) === 'Voided');
+
+    const hook = await waitFor(() =>
+      receiver.received.find((r) => r.path === '/void' && r.verified && r.body.includes(receiptNum)),
+    );
+    expect(hook.status).toBe(200);
+    // The console shows the delivery once the dispatcher has it delivered.
+    await waitFor(async () => {
+      await page.reload();
+      await byTest('payment-status').waitFor();
+      return (
+        (await page.getByTestId('delivery-void').count()) > 0 &&
+        (await byTest('delivery-void').getByTestId('delivery-status').textContent())?.startsWith('Delivered')
+      );
+    });
+    expect(await byTest('void-button').count()).toBe(0);
+  });
+
+  it('a viewer invited from the console sees no void button, and the API answers 403', async () => {
+    await open('users', /^Users$/);
+    await axe('users');
+    await byTest('invite-user').click();
+    await page.getByLabel('E-mail').fill('viewer@beth-israel.example');
+    await page.getByLabel('Role').selectOption('viewer');
+    await page.getByRole('button', { name: 'Invite', exact: true }).click();
+    const link = (await byTest('one-time-link').textContent())!;
+    expect(link).toMatch(/\/console\/#\/link\/[\w-]{43}$/);
+    await page.getByRole('button', { name: 'Done' }).click();
+    await signOut();
+
+    await page.goto(`${base}/console/#/link/${link.split('/').pop()}`);
+    await page.getByRole('heading', { level: 1, name: 'Set your password' }).waitFor();
+    await page.getByLabel('New password', { exact: true }).fill('viewer-password-0123');
+    await page.getByLabel('New password again').fill('viewer-password-0123');
+    await page.getByRole('button', { name: 'Set password and sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Today' }).waitFor();
+    expect(await byTest('signed-in-as').textContent()).toContain('Viewer');
+    expect(await byTest('nav-users').count()).toBe(0);
+    expect(await byTest('nav-integrations').count()).toBe(0);
+
+    await page.goto(`${base}/console/#/payments/${receiptNum}`);
+    await byTest('payment-status').waitFor();
+    expect(await byTest('void-button').count()).toBe(0);
+    expect(await byTest('refund-button').count()).toBe(0);
+    const status = await page.evaluate(async (num) => {
+      const s = await (await fetch('/console/api/session')).json();
+      const r = await fetch(`/console/api/payments/${num}/void`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-csrf-token': s.csrfToken },
+        body: JSON.stringify({ reason: 'not allowed' }),
+      });
+      return r.status;
+    }, receiptNum);
+    expect(status).toBe(403);
+    await signOut();
+  });
+
+  it('pairs a terminal from the console: the pairing code and its QR code', async () => {
+    await signIn(OWNER.email, OWNER.password);
+    await page.getByRole('heading', { level: 1, name: 'Today' }).waitFor();
+    await open('devices', /^Devices$/);
+    await byTest('pair-device').click();
+    await byTest('pair-dialog').getByLabel('Name').fill('Lobby kiosk');
+    await byTest('pair-submit').click();
+    const code = await byTest('pairing-code').textContent();
+    expect(code).toMatch(/^[A-Z0-9]{4}-?[A-Z0-9]{4}$/);
+    await byTest('pairing-qr').waitFor();
+    expect(await byTest('pairing-qr').getAttribute('src')).toMatch(/^data:image\/png;base64,/);
+    await axe('pairing dialog');
+    await page.getByRole('button', { name: 'Done' }).click();
+    await byTest('devices-table').getByText('Lobby kiosk').waitFor();
+  });
+
+  it('has no serious accessibility violation on any screen, in English and in Hebrew (right to left)', async () => {
+    const screens: Array<[string, RegExp, RegExp]> = [
+      ['today', /^Today$/, /^היום$/],
+      ['payments', /^Payments$/, /^תשלומים$/],
+      ['schedules', /^Schedules$/, /^הוראות קבע$/],
+      ['donors', /^Donors$/, /^תורמים$/],
+      ['catalog', /^Campaigns, reasons and collectors$/, /^קמפיינים, מטרות ומתרימים$/],
+      ['devices', /^Devices$/, /^מכשירים$/],
+      ['integrations', /^Integrations$/, /^חיבורים$/],
+      ['settings', /^Settings$/, /^הגדרות$/],
+      ['users', /^Users$/, /^משתמשים$/],
+      ['audit', /^Audit log$/, /^יומן פעולות$/],
+    ];
+    for (const [section, en] of screens) {
+      await open(section, en);
+      await axe(section);
+    }
+    await page.goto(`${base}/console/#/account`);
+    await page.getByRole('heading', { level: 1, name: 'My account' }).waitFor();
+    await axe('account');
+
+    await byTest('language-switch').click();
+    await waitFor(async () => (await page.evaluate(() => document.documentElement.dir)) === 'rtl');
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe('he');
+    // More to see on the Hebrew screens: two more donations after the void.
+    await charge('console-e2e-2', 360, 'ILS', { donor: { firstName: 'Moshe', lastName: 'Cohen' } });
+    await charge('console-e2e-3', 52, 'USD', { donor: { firstName: 'Leah', lastName: 'Katz' } });
+    for (const [section, , he] of screens) {
+      await open(section, he);
+      await axe(`${section} (he)`);
+      if (section === 'today') {
+        await byTest('chart').locator('canvas').waitFor();
+        await page.screenshot({ path: join(DOCS, 'console-today-he.png'), fullPage: true });
+      }
+      if (section === 'payments') {
+        await byTest('payments-table').waitFor();
+        await page.screenshot({ path: join(DOCS, 'console-payments-he.png'), fullPage: true });
+      }
+    }
+    // Remembered: a new visit opens in Hebrew.
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: /^יומן פעולות$/ }).waitFor();
+    expect(await page.evaluate(() => document.documentElement.dir)).toBe('rtl');
+
+    // A tablet: the navigation folds behind the menu button.
+    await page.setViewportSize({ width: 768, height: 1024 });
+    await page.getByRole('button', { name: 'תפריט' }).click();
+    await open('today', /^היום$/);
+    await axe('today (he, tablet)');
+    expect(cspErrors).toEqual([]);
+  });
+});
