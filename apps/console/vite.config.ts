@@ -16,6 +16,8 @@ export default defineConfig({
     target: 'chrome120',
     // The server's CSP allows no inline script: keep the module preload polyfill out of index.html.
     modulePreload: { polyfill: false },
+    // dist/.vite/manifest.json: which chunks each screen loads (scripts/first-screen-size.mjs).
+    manifest: true,
   },
   server: {
     port: 5174,

@@ -26,6 +26,7 @@ import {
   type ServerProcess,
   startServerProcess,
 } from '../../server/src/testing/server-process.ts';
+import { firstScreenSize } from '../scripts/first-screen-size.mjs';
 
 const ADMIN = 'console-e2e-admin-token-0123456789';
 const DOCS = fileURLToPath(new URL('../../../docs/', import.meta.url));
@@ -97,6 +98,13 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the console in Chromiu
         nodes: v.nodes.map((n) => ({ target: n.target })),
       }));
     });
+    // CONSOLE_SHOTS=<dir>: a screenshot of every checked screen, to look at (not kept in the repo).
+    if (process.env.CONSOLE_SHOTS) {
+      await page.screenshot({
+        path: join(process.env.CONSOLE_SHOTS, `${screen.replace(/\W+/g, '-')}.png`),
+        fullPage: true,
+      });
+    }
     const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
     expect(bad, `${screen}: ${JSON.stringify(bad, null, 1)}`).toEqual([]);
   }
@@ -180,6 +188,10 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the console in Chromiu
     expect(html).not.toMatch(/<script>(?!<\/script>)/);
     const asset = /src="(\/console\/assets\/[^"]+\.js)"/.exec(html)?.[1];
     expect((await fetch(`${base}${asset}`)).headers.get('cache-control')).toContain('immutable');
+
+    // The budget: the shell, Today and its chart at most 300 KB of gzipped JavaScript.
+    const size = firstScreenSize(fileURLToPath(new URL('../dist', import.meta.url)));
+    expect(size.total).toBeLessThan(300 * 1024);
 
     await signIn(OWNER.email, 'not-the-password');
     expect(await byTest('sign-in-error').textContent()).toBe('Wrong e-mail address or password.');
@@ -306,6 +318,20 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the console in Chromiu
     for (const [section, en] of screens) {
       await open(section, en);
       await axe(section);
+      if (section === 'settings') {
+        // The settings as the server sent them are saved back unchanged (the patch's shape is right).
+        await page.getByRole('button', { name: 'Save' }).click();
+        await page.getByText('Settings saved.').waitFor();
+      }
+      if (section === 'integrations') {
+        await page.getByRole('button', { name: 'New API key' }).click();
+        await page.getByLabel('Name').fill('Donation form');
+        await page.getByRole('button', { name: 'Create' }).click();
+        expect(await byTest('secret-value').textContent()).toMatch(/^kpk_/);
+        await axe('new API key');
+        await page.getByRole('button', { name: 'Done' }).click();
+        await page.getByText('Donation form').waitFor();
+      }
     }
     await page.goto(`${base}/console/#/account`);
     await page.getByRole('heading', { level: 1, name: 'My account' }).waitFor();

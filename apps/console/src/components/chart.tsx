@@ -23,7 +23,8 @@ export default function Chart({ bars, currency, lang, label }: ChartProps) {
     if (!el) return;
     const scale = 10 ** minorDigits(currency);
     const xs = bars.map((_, i) => i);
-    const ys = bars.map((b) => b.amountMinor / scale);
+    // An empty bucket draws no bar (null), rather than a flat line.
+    const ys = bars.map((b) => (b.amountMinor === 0 ? null : b.amountMinor / scale));
     const rtl = lang === 'he';
     const width = () => Math.max(260, el.clientWidth);
     const plot = new uPlot(
@@ -34,7 +35,7 @@ export default function Chart({ bars, currency, lang, label }: ChartProps) {
         cursor: { show: false },
         scales: {
           x: { time: false, dir: rtl ? -1 : 1, range: [-0.5, Math.max(0.5, bars.length - 0.5)] },
-          y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] },
+          y: { range: (_u, _min, max) => [0, Math.max(1, (max ?? 0) * 1.1)] },
         },
         axes: [
           {

@@ -55,7 +55,7 @@ describe('parseMajor', () => {
   });
 
   it('round-trips every cent of a range through the input text', () => {
-    for (let m = 0; m < 20_000; m += 7) {
+    for (let m = 0; m < 20_000; m += 37) {
       expect(parseMajor(minorToInput(m, 'USD'), 'USD')).toEqual({ ok: true, minor: m });
     }
   });

@@ -212,30 +212,32 @@ function DashboardView({ d }: { d: Dashboard }) {
               {rows.length === 0 ? (
                 <Empty>{t('today.nothing')}</Empty>
               ) : (
-                <table data-testid={`by-${kind}`}>
-                  <thead>
-                    <tr>
-                      <th scope="col">{t(`today.by.${kind}`)}</th>
-                      <th scope="col">{t('today.count')}</th>
-                      <th scope="col">{t('today.amount')}</th>
-                      <th scope="col">{t('today.declinedShort')}</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {rows.map((r) => (
-                      <tr key={`${r.key}-${r.currency}`}>
-                        <td>
-                          <bdi>{rowLabel(r, kind, t)}</bdi>
-                        </td>
-                        <td>{formatCount(r.succeeded.count, lang)}</td>
-                        <td>
-                          <Money minor={r.succeeded.amountMinor} currency={r.currency} />
-                        </td>
-                        <td>{formatCount(r.declined.count, lang)}</td>
+                <div className="table-wrap">
+                  <table data-testid={`by-${kind}`}>
+                    <thead>
+                      <tr>
+                        <th scope="col">{t(`today.by.${kind}`)}</th>
+                        <th scope="col">{t('today.count')}</th>
+                        <th scope="col">{t('today.amount')}</th>
+                        <th scope="col">{t('today.declinedShort')}</th>
                       </tr>
-                    ))}
-                  </tbody>
-                </table>
+                    </thead>
+                    <tbody>
+                      {rows.map((r) => (
+                        <tr key={`${r.key}-${r.currency}`}>
+                          <td>
+                            <bdi>{rowLabel(r, kind, t)}</bdi>
+                          </td>
+                          <td>{formatCount(r.succeeded.count, lang)}</td>
+                          <td>
+                            <Money minor={r.succeeded.amountMinor} currency={r.currency} />
+                          </td>
+                          <td>{formatCount(r.declined.count, lang)}</td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
               )}
             </section>
           );
