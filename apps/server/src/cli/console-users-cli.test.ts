@@ -2,7 +2,7 @@
  * `npm run admin -- user create|list|disable` against a real admin listener, and what the console
  * makes of the result (sign-in, the set-up link, a disabled user's sessions).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { consoleSignInAs } from '../testing/console-session.ts';
 import { ADMIN_TOKEN, createHarness, type Harness } from '../testing/harness.ts';
 import { run } from './admin-cli.ts';
@@ -33,6 +33,9 @@ async function cli(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<Outcome
   } catch {}
   return { code, stdout, stderr, json };
 }
+
+// Every sign-in verifies a scrypt hash (~0.1 s, several times that on a busy machine).
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
 
 describe('admin CLI: console users', () => {
   let h: Harness;

@@ -2,7 +2,7 @@
  * The console's people routes through the real app and database: roles, invitations and reset
  * links (single use, expiry), disabling, the last owner, other organisations, the audit view.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createOrg } from '../admin/admin-service.ts';
 import { createApp } from '../app.ts';
 import { type ConsoleSession, consoleSignIn, consoleSignInAs } from '../testing/console-session.ts';
@@ -10,6 +10,9 @@ import { createHarness, type Harness, testDatabases } from '../testing/harness.t
 import type { LinkMailer } from './users-service.ts';
 
 const tokenOf = (link: string): string => /\/console\/#\/link\/([\w-]{43})$/.exec(link)![1]!;
+
+// Every sign-in verifies a scrypt hash (~0.1 s, several times that on a busy machine).
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
 
 describe.each(await testDatabases())('console people on %s', (kind) => {
   let h: Harness;

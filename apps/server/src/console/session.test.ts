@@ -3,7 +3,7 @@
  * session fixation, CSRF, cookie flags, session limits, sign-out, password change, the stored hash
  * and the audit trail of sign-ins.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../app.ts';
 import { consoleSignIn, consoleSignInAs } from '../testing/console-session.ts';
 import { createHarness, type Harness, type Reply, testDatabases } from '../testing/harness.ts';
@@ -11,6 +11,9 @@ import { createUser, orgIdOf, purgeConsoleRecords } from './users-service.ts';
 
 const cookieOf = (r: Reply): string | undefined =>
   /(?:^|,\s*)kupah_console=([^;]*)/.exec(r.headers.get('set-cookie') ?? '')?.[1];
+
+// Every sign-in verifies a scrypt hash (~0.1 s, several times that on a busy machine).
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
 
 describe.each(await testDatabases())('console sign-in and sessions on %s', (kind) => {
   let h: Harness;

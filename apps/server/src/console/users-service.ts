@@ -369,17 +369,16 @@ export async function requestPasswordReset(
   const last = await lastResetLinkAt(deps.db, user.userId);
   if (last && now.getTime() - last.getTime() < RESET_MAIL_EVERY_MS) return user;
   const token = await makeLink(deps.db, user.userId, 'reset', now);
-  try {
-    await mailer({
-      to: user.email,
-      kind: 'reset',
-      link: linkUrl(base, token),
-      orgName: user.orgName,
-      name: user.name,
-    });
-  } catch (err) {
-    deps.logger.error({ err: String(err), userId: user.userId }, 'console: could not e-mail a reset link');
-  }
+  // Not awaited: the answer does not wait for SMTP (its time would tell that the account exists).
+  void mailer({
+    to: user.email,
+    kind: 'reset',
+    link: linkUrl(base, token),
+    orgName: user.orgName,
+    name: user.name,
+  }).catch((err) =>
+    deps.logger.error({ err: String(err), userId: user.userId }, 'console: could not e-mail a reset link'),
+  );
   return user;
 }
 
