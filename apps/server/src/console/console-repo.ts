@@ -4,6 +4,7 @@
  * Every query is scoped to one organisation (its `orgId` parameter).
  */
 import type { Sql } from '../db/database.ts';
+import { likeLiteral } from '../reports/repo.ts';
 
 const iso = (v: Date | string | null): string | null => (v === null ? null : new Date(v).toISOString());
 
@@ -252,4 +253,38 @@ export async function updateDeviceDetails(
 
 export async function renameOrg(sql: Sql, orgId: number, name: string): Promise<void> {
   await sql.query('UPDATE orgs SET name = $2 WHERE id = $1', [orgId, name]);
+}
+
+/**
+ * Donors a payment search names, by id (at most `limit`): the account number (exact, any case),
+ * part of the name in English or Hebrew in either order (one ILIKE over both names written as
+ * "first last first", so "Cohen Moshe" is found too), and the e-mail when the text has an @, the
+ * phone digits when it is a phone number. One pass over the organisation's donors.
+ */
+export async function donorIdsForSearch(
+  sql: Sql,
+  orgId: number,
+  text: string,
+  limit: number,
+): Promise<number[]> {
+  const params: unknown[] = [orgId, `%${likeLiteral(text)}%`, text, limit];
+  const more: string[] = [];
+  if (text.includes('@')) {
+    more.push(`EXISTS (SELECT 1 FROM jsonb_array_elements(d.emails) em WHERE em->>'emailAddress' ILIKE $2)`);
+  }
+  const digits = text.replace(/\D/g, '');
+  if (digits.length >= 3 && /^[\d\s()+\-.]+$/.test(text)) {
+    params.push(`%${digits}%`);
+    more.push(`EXISTS (SELECT 1 FROM jsonb_array_elements(d.phones) ph
+      WHERE regexp_replace(COALESCE(ph->>'phoneNumber', ''), '\\D', '', 'g') LIKE $5)`);
+  }
+  const rows = await sql.query<{ id: string }>(
+    `SELECT d.id FROM donors d WHERE d.org_id = $1 AND (upper(d.account_num) = upper($3)
+       OR concat_ws(' ', d.first_name, d.last_name, d.first_name, chr(31), d.first_name_hebrew, d.last_name_hebrew,
+                    d.first_name_hebrew) ILIKE $2
+       ${more.map((m) => `OR ${m}`).join(' ')})
+     ORDER BY d.id LIMIT $4`,
+    params,
+  );
+  return rows.map((r) => Number(r.id));
 }

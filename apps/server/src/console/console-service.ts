@@ -26,9 +26,9 @@ import { findOrgGateway } from '../gateway/repo.ts';
 import { notFound } from '../http/errors.ts';
 import { findOrgById, listWebhookEndpoints, type Org, type WebhookKind } from '../orgs/repo.ts';
 import { voidPayment } from '../payments/payment-service.ts';
-import { findPaymentByReceipt } from '../payments/repo.ts';
 import { saveCollector, saveDonor, toRecord } from '../people/people-service.ts';
 import { findPeopleByIds, findPerson } from '../people/repo.ts';
+import { findPaymentRow, type PaymentFilter } from '../reports/repo.ts';
 import {
   getDonor,
   getPayment,
@@ -42,6 +42,7 @@ import { changeScheduleState, listSchedules, toScheduleSummary } from '../schedu
 import {
   credentialIdByHash,
   deviceLocations,
+  donorIdsForSearch,
   listApiKeyRows,
   listCampaignRows,
   listCollectorIds,
@@ -91,13 +92,56 @@ const caller = (x: Ctx) => consoleCaller(x.org, x.user);
 
 // --- payments ----------------------------------------------------------------------------------
 
-export const searchPayments = (x: Ctx, q: PaymentListQuery) => listPayments(x.deps, caller(x), q);
-export const exportPayments = (x: Ctx, q: PaymentListQuery) => paymentsCsv(x.deps, caller(x), q);
+/** Donors a search may name before it is too broad to narrow by (the read API's search walks then). */
+const SEARCH_DONORS = 5000;
+
+/**
+ * The console's `q`, resolved before the payments are read so that an index finds them (the read
+ * API's `q` filters while walking every payment newest first: a receipt number or a rare name
+ * walked a million rows): an exact receipt number of the organisation is that payment; otherwise
+ * the donors whose name (English or Hebrew, either order), e-mail, phone digits or account number
+ * match, and their payments. A text matching more donors than that is left to the read API's walk
+ * (common, so its first page fills fast); one matching nobody finds nothing.
+ */
+async function resolveSearch(
+  x: Ctx,
+  q: PaymentListQuery,
+): Promise<{ query: PaymentListQuery; narrow: Pick<PaymentFilter, 'receiptNum' | 'donorIds'> } | null> {
+  const text = q.q?.trim();
+  if (!text) return { query: q, narrow: {} };
+  const { q: _q, ...rest } = q;
+  if (await findPaymentRow(x.deps.db, x.org.id, text)) return { query: rest, narrow: { receiptNum: text } };
+  const donorIds = await donorIdsForSearch(x.deps.db, x.org.id, text, SEARCH_DONORS + 1);
+  if (donorIds.length > SEARCH_DONORS) return { query: q, narrow: {} };
+  if (donorIds.length === 0) return null;
+  return { query: rest, narrow: { donorIds } };
+}
+
+export async function searchPayments(x: Ctx, q: PaymentListQuery) {
+  const search = await resolveSearch(x, q);
+  if (!search) {
+    // Still checks the other filters (a bad date is a 400 whatever q finds).
+    await listPayments(x.deps, caller(x), { ...q, q: undefined, limit: 1 }, { donorIds: [] });
+    return { payments: [], nextCursor: null };
+  }
+  return listPayments(x.deps, caller(x), search.query, search.narrow);
+}
+
+export async function exportPayments(x: Ctx, q: PaymentListQuery) {
+  const search = await resolveSearch(x, q);
+  return paymentsCsv(
+    x.deps,
+    caller(x),
+    search?.query ?? { ...q, q: undefined },
+    search?.narrow ?? { donorIds: [] },
+  );
+}
 export const paymentDetail = (x: Ctx, receiptNum: string) => getPayment(x.deps, caller(x), receiptNum, {});
 
 /** The organisation's payment with this receipt number, else 404 (before a refund reaches its port). */
 export async function requirePayment(x: Ctx, receiptNum: string) {
-  const payment = await findPaymentByReceipt(x.deps.db, x.org.id, receiptNum);
+  // Exact (the unique index); the receipt numbers the console shows are exact.
+  const payment = await findPaymentRow(x.deps.db, x.org.id, receiptNum);
   if (!payment) throw notFound(`Payment ${receiptNum}`);
   return payment;
 }

@@ -172,6 +172,22 @@ describe.each(await testDatabases())('console data endpoints on %s', (kind) => {
       currency: 'USD',
       donorName: 'רבקה אברהמי',
     });
+    // A receipt number is that payment; an e-mail finds its donor's payments; no match, nothing.
+    const byReceipt = await viewer('GET', `/payments?q=${p.receiptNum}`);
+    expect(byReceipt.body.payments.map((x: { receiptNum: string }) => x.receiptNum)).toEqual([p.receiptNum]);
+    const mailed = await charge({
+      amount: 13,
+      donor: { firstName: 'Mail', lastName: 'Person', email: 'mail.person@example.org' },
+    });
+    const byEmail = await viewer('GET', '/payments?q=mail.person@example.org');
+    expect(byEmail.body.payments.map((x: { receiptNum: string }) => x.receiptNum)).toEqual([
+      mailed.receiptNum,
+    ]);
+    expect((await viewer('GET', '/payments?q=Nobody-Of-That-Name')).body).toEqual({
+      payments: [],
+      nextCursor: null,
+    });
+    expect((await viewer('GET', '/payments?q=Nobody&from=2026-02-30')).status).toBe(400);
     const bad = await viewer('GET', '/payments?status=Nope&orgGuid=x');
     expect(bad.status).toBe(400);
     expect(bad.body.error.fields.map((f: { field: string }) => f.field)).toEqual(
@@ -441,6 +457,12 @@ describe.each(await testDatabases())('console data endpoints on %s', (kind) => {
     const list = (await owner('GET', '/integrations')).body;
     expect(list.gateway).toEqual({ provider: 'sola', url: null, keyLast4: key.slice(-4) });
     expect(JSON.stringify(list)).not.toContain(key);
+    // The audit trail of the change holds the provider, never the key.
+    const audit = await h.db.query<{ row: string }>(
+      "SELECT row_to_json(a)::text AS row FROM admin_audit a WHERE route LIKE '%/gateway'",
+    );
+    expect(audit.length).toBeGreaterThan(0);
+    for (const a of audit) expect(a.row).not.toContain(key);
     expect((await owner('PUT', '/gateway', { provider: 'none' })).status).toBe(200);
   });
 

@@ -20,7 +20,6 @@ import { z } from 'zod';
 import { gatewayChange, refuseInsecureWebhooks, settingsPatch, valid } from '../admin/routes.ts';
 import { fromZod, notFound, validationError } from '../http/errors.ts';
 import type { WebhookKind } from '../orgs/repo.ts';
-import { wantsCsv } from '../reports/routes.ts';
 import {
   attemptsOf,
   type Ctx,
@@ -200,8 +199,6 @@ export function consoleDataRoutes(opts: ConsoleDataOptions = {}) {
       })
       .get('/payments/:receiptNum', viewer, async (c) => {
         const receiptNum = boundedParam(c.req.param('receiptNum'), 'Payment');
-        // `Accept: text/csv` on the list is the External API's way; the console has /payments.csv.
-        if (wantsCsv(c.req.header('accept'))) throw notFound(`Payment ${receiptNum} as CSV`);
         return c.json(await paymentDetail(await ctx(c), receiptNum));
       })
       .post(

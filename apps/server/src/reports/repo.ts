@@ -23,6 +23,10 @@ export interface PaymentFilter {
   minMinor: number | null;
   maxMinor: number | null;
   q: string | null;
+  /** The console's search, resolved before the query so that indexes find it: one receipt number, */
+  receiptNum?: string | null;
+  /** or the payments of any of these donors (internal ids, through payments_donor). */
+  donorIds?: number[] | null;
 }
 
 export interface PageKey {
@@ -257,6 +261,8 @@ export async function listPaymentRows(
     where.push(`p.id IN (SELECT payment_id FROM payment_reasons WHERE reason_id =
       (SELECT id FROM reasons WHERE org_id = $1 AND number = ${arg(f.reasonNumber)}))`);
   }
+  if (f.receiptNum) where.push(`p.receipt_num = ${arg(f.receiptNum)}`);
+  if (f.donorIds) where.push(`p.donor_id = ANY(${arg(f.donorIds)}::bigint[])`);
   if (f.minMinor !== null) where.push(`p.amount_minor >= ${arg(f.minMinor)}`);
   if (f.maxMinor !== null) where.push(`p.amount_minor <= ${arg(f.maxMinor)}`);
   if (f.q !== null) {

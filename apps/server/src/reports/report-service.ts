@@ -186,8 +186,15 @@ async function paymentFilter(deps: Deps, caller: Caller, q: PaymentListQuery): P
   };
 }
 
-export async function listPayments(deps: Deps, caller: Caller, q: PaymentListQuery): Promise<PaymentList> {
-  const { filter, after } = await paymentFilter(deps, caller, q);
+/** `narrow`: more conditions a caller adds to the query's (the console's resolved search). */
+export async function listPayments(
+  deps: Deps,
+  caller: Caller,
+  q: PaymentListQuery,
+  narrow: Pick<PaymentFilter, 'receiptNum' | 'donorIds'> = {},
+): Promise<PaymentList> {
+  const { filter: asked, after } = await paymentFilter(deps, caller, q);
+  const filter = { ...asked, ...narrow };
   const rows = await listPaymentRows(deps.db, caller.org.id, filter, after, q.limit + 1);
   const page = rows.slice(0, q.limit);
   const last = page.at(-1);
@@ -251,8 +258,10 @@ export async function paymentsCsv(
   deps: Deps,
   caller: Caller,
   q: PaymentListQuery,
+  narrow: Pick<PaymentFilter, 'receiptNum' | 'donorIds'> = {},
 ): Promise<AsyncGenerator<string>> {
-  const { filter, after: start } = await paymentFilter(deps, caller, q);
+  const { filter: asked, after: start } = await paymentFilter(deps, caller, q);
+  const filter = { ...asked, ...narrow };
   const orgId = caller.org.id;
   async function* lines() {
     yield `\uFEFF${CSV_COLUMNS.map(([name]) => name).join(',')}\r\n`;
