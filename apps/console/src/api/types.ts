@@ -11,6 +11,20 @@ import type {
   PaymentSummary,
   ScheduleSummary,
 } from '@kupah/contracts';
+import type { deliveries, deliveryAttempts } from '../../../server/src/admin/admin-service.ts';
+import type {
+  consoleSettings,
+  deviceList,
+  pairNewDevice,
+  scheduleDetail,
+  integrations as serverIntegrations,
+} from '../../../server/src/console/console-service.ts';
+import type { OrgAuditEntry } from '../../../server/src/console/users-repo.ts';
+import type {
+  LinkInfo as ServerLinkInfo,
+  UserListItem,
+  UserView,
+} from '../../../server/src/console/users-service.ts';
 
 export type Role = 'viewer' | 'manager' | 'owner';
 export const ROLES: readonly Role[] = ['viewer', 'manager', 'owner'];
@@ -53,32 +67,8 @@ export interface DashboardRow {
   pending: Figure;
 }
 
-export interface Dashboard {
-  range: 'today' | '7d' | '30d';
-  from: string;
-  to: string;
-  timezone: string;
-  totals: Array<Omit<DashboardRow, 'key' | 'label'>>;
-  byCampaign: DashboardRow[];
-  byReason: DashboardRow[];
-  byDevice: DashboardRow[];
-  byCollector: DashboardRow[];
-  byMethod: DashboardRow[];
-  byCurrency: DashboardRow[];
-  /** `at`: the organisation's civil hour (`2026-11-26T09:00`) or day (`2026-11-26`). */
-  series: {
-    unit: 'hour' | 'day';
-    points: Array<{ at: string; currency: string; succeeded: Figure; declined: Figure; voided: Figure }>;
-  };
-  pending: { count: number; byCurrency: Array<{ currency: string; count: number; amountMinor?: number }> };
-  declined: Array<{ currency: string; count: number; amountMinor: number }>;
-  deviceQueue: {
-    devices: number;
-    operations: number;
-    amountMinor: number;
-    byDevice: Array<{ deviceId: string; name?: string | null; queueDepth: number; queueTotalMinor?: number }>;
-  };
-}
+/** Today's answer: the server's own type (console/dashboard.ts), imported as a type only. */
+export type { Dashboard } from '../../../server/src/console/dashboard.ts';
 
 // --- Payments -----------------------------------------------------------------------------------
 
@@ -167,8 +157,8 @@ export interface Device {
   pairedAt: string | null;
   lastSeenAt: string | null;
   appVersion: string | null;
-  queueDepth: number;
-  queueTotalMinor: number;
+  queueDepth: number | null;
+  queueTotalMinor: number | null;
   lastShiftClosedAt: string | null;
   revokedAt: string | null;
   location: string | null;
@@ -207,7 +197,7 @@ export interface Integrations {
   apiKeys: Credential[];
   sources: Credential[];
   webhooks: Array<{ kind: string; url: string; disabled: boolean }>;
-  gateway: { provider: string | null; url: string | null; keyLast4: string | null; [k: string]: unknown };
+  gateway: { provider: string | null; url: string | null; keyLast4: string | null };
 }
 
 export interface Delivery {
@@ -225,14 +215,11 @@ export interface Delivery {
 }
 
 export interface Attempt {
-  attempt?: number;
-  at?: string;
-  attemptedAt?: string;
-  statusCode?: number | null;
-  status?: number | null;
-  error?: string | null;
-  ms?: number | null;
-  durationMs?: number | null;
+  attempt: number;
+  startedAt: string;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
 }
 
 // --- Settings, users, audit ---------------------------------------------------------------------
@@ -286,3 +273,22 @@ export interface AuditEntry {
   status: number;
   outcome: string;
 }
+
+// --- Compile-time checks against the server's own answers ---------------------------------------
+// Each declaration above must accept what the server's service returns: a server change that
+// breaks a screen's expectations fails the console's type check.
+type Answer<F extends (...a: never[]) => unknown> = Awaited<ReturnType<F>>;
+type Accepts<Mine, Theirs extends Mine> = Theirs;
+export type ServerChecks = [
+  Accepts<SessionUser, UserView>,
+  Accepts<ConsoleUserRow, UserListItem>,
+  Accepts<LinkInfo, ServerLinkInfo>,
+  Accepts<ScheduleDetail, Answer<typeof scheduleDetail>>,
+  Accepts<{ devices: Device[] }, Answer<typeof deviceList>>,
+  Accepts<PairingAnswer, Answer<typeof pairNewDevice>>,
+  Accepts<Integrations, Answer<typeof serverIntegrations>>,
+  Accepts<SettingsAnswer, Answer<typeof consoleSettings>>,
+  Accepts<{ deliveries: Delivery[] }, Answer<typeof deliveries>>,
+  Accepts<{ attempts: Attempt[] }, Answer<typeof deliveryAttempts>>,
+  Accepts<AuditEntry, OrgAuditEntry>,
+];

@@ -540,17 +540,20 @@ function AttemptsDialog({ delivery, onClose }: { delivery: Delivery; onClose(): 
             <table>
               <thead>
                 <tr>
+                  <th scope="col">#</th>
                   <th scope="col">{t('integrations.when')}</th>
                   <th scope="col">{t('integrations.httpStatus')}</th>
+                  <th scope="col">{t('integrations.latency')}</th>
                   <th scope="col">{t('integrations.error')}</th>
                 </tr>
               </thead>
               <tbody>
-                {attempts.map((a, i) => (
-                  // biome-ignore lint/suspicious/noArrayIndexKey: attempts are in order and never reordered
-                  <tr key={i}>
-                    <td>{formatDateTime(a.at ?? a.attemptedAt, lang, timeZone)}</td>
-                    <td>{a.statusCode ?? a.status ?? '—'}</td>
+                {attempts.map((a) => (
+                  <tr key={a.attempt}>
+                    <td>{a.attempt}</td>
+                    <td>{formatDateTime(a.startedAt, lang, timeZone)}</td>
+                    <td>{a.statusCode ?? '—'}</td>
+                    <td>{t('integrations.ms', { ms: a.latencyMs })}</td>
                     <td>
                       <bdi>{a.error ?? ''}</bdi>
                     </td>

@@ -1,7 +1,7 @@
 /** Payments: search (receipt number, donor in English or Hebrew, e-mail, last 4), filters, CSV. */
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { PaymentList, PaymentSummary } from '../api/types.ts';
+import type { Campaign, Device, PaymentList, PaymentSummary } from '../api/types.ts';
 import { Field, Select } from '../components/field.tsx';
 import { Money, useLang } from '../components/money.tsx';
 import { Empty, Loaded } from '../components/notice.tsx';
@@ -70,8 +70,20 @@ export default function Payments() {
   const [method, setMethod] = useState('');
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
+  const [campaign, setCampaign] = useState('');
+  const [device, setDevice] = useState('');
   const [cursor, setCursor] = useState<string | undefined>();
-  const [filters, setFilters] = useState({ q: '', status: '', method: '', from: '', to: '' });
+  const [filters, setFilters] = useState({
+    q: '',
+    status: '',
+    method: '',
+    from: '',
+    to: '',
+    campaign: '',
+    device: '',
+  });
+  const campaigns = useLoad(() => api.get<{ campaigns: Campaign[] }>('/campaigns'), []);
+  const devices = useLoad(() => api.get<{ devices: Device[] }>('/devices'), []);
   const state = useLoad(
     () => api.get<PaymentList>('/payments', { ...filters, cursor, limit: 50 }),
     [filters, cursor],
@@ -86,7 +98,7 @@ export default function Payments() {
           onSubmit={(e) => {
             e.preventDefault();
             setCursor(undefined);
-            setFilters({ q, status, method, from, to });
+            setFilters({ q, status, method, from, to, campaign, device });
           }}
         >
           <Field
@@ -108,6 +120,27 @@ export default function Payments() {
             value={method}
             onChange={setMethod}
             options={METHODS.map((s) => ({ value: s, label: s ? t(`methods.${s}`) : t('common.any') }))}
+          />
+          <Select
+            label={t('payments.campaign')}
+            value={campaign}
+            onChange={setCampaign}
+            options={[
+              { value: '', label: t('common.any') },
+              ...(campaigns.data?.campaigns ?? []).map((c) => ({
+                value: String(c.campaignNumber),
+                label: c.campaignName ?? `#${c.campaignNumber}`,
+              })),
+            ]}
+          />
+          <Select
+            label={t('payments.device')}
+            value={device}
+            onChange={setDevice}
+            options={[
+              { value: '', label: t('common.any') },
+              ...(devices.data?.devices ?? []).map((d) => ({ value: d.deviceId, label: d.name })),
+            ]}
           />
           <Field label={t('payments.from')} type="date" value={from} onChange={setFrom} />
           <Field label={t('payments.to')} type="date" value={to} onChange={setTo} />
