@@ -127,6 +127,26 @@ describe.each(await testDatabases())('console sign-in and sessions on %s', (kind
     h.clock.set(new Date().toISOString());
   });
 
+  it('the lockout is shared by every instance (it lives in the database)', async () => {
+    const { email, password } = await newUser();
+    const other = createApp(h.deps, {}); // a second instance on the same database
+    const viaOther = (body: unknown) =>
+      other.request('/console/api/session', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    for (let i = 0; i < 5; i++) {
+      const r =
+        i % 2 === 0
+          ? await signIn({ email, password: 'not the password' })
+          : await viaOther({ email, password: 'not the password' });
+      expect(r.status).toBe(401);
+    }
+    expect((await viaOther({ email, password })).status).toBe(429);
+    expect((await signIn({ email, password })).status).toBe(429);
+  });
+
   it('failures older than the 15-minute window do not add up', async () => {
     const { email, password } = await newUser();
     const start = new Date('2030-02-01T10:00:00Z');
