@@ -256,34 +256,43 @@ export async function renameOrg(sql: Sql, orgId: number, name: string): Promise<
 }
 
 /**
- * Donors a payment search names, by id (at most `limit`): the account number (exact, any case),
- * part of the name in English or Hebrew in either order (one ILIKE over both names written as
- * "first last first", so "Cohen Moshe" is found too), and the e-mail when the text has an @, the
- * phone digits when it is a phone number. One pass over the organisation's donors.
+ * Donors a search names, by id after `afterId` (at most `limit`): the account number (exact, any
+ * case), part of the name in English or Hebrew in either order (one ILIKE over both names written
+ * as "first last first", so "Cohen Moshe" is found too), and the e-mail when the text has an @, the
+ * phone digits when it is a phone number. Empty text: every donor. One pass over the
+ * organisation's donors at most.
  */
 export async function donorIdsForSearch(
   sql: Sql,
   orgId: number,
   text: string,
   limit: number,
+  afterId = 0,
 ): Promise<number[]> {
-  const params: unknown[] = [orgId, `%${likeLiteral(text)}%`, text, limit];
-  const more: string[] = [];
+  const params: unknown[] = [orgId];
+  const arg = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  const pattern = arg(`%${likeLiteral(text)}%`);
+  const or = [
+    `upper(d.account_num) = upper(${arg(text)})`,
+    `concat_ws(' ', d.first_name, d.last_name, d.first_name, chr(31), d.first_name_hebrew, d.last_name_hebrew,
+       d.first_name_hebrew) ILIKE ${pattern}`,
+  ];
   if (text.includes('@')) {
-    more.push(`EXISTS (SELECT 1 FROM jsonb_array_elements(d.emails) em WHERE em->>'emailAddress' ILIKE $2)`);
+    or.push(
+      `EXISTS (SELECT 1 FROM jsonb_array_elements(d.emails) em WHERE em->>'emailAddress' ILIKE ${pattern})`,
+    );
   }
   const digits = text.replace(/\D/g, '');
   if (digits.length >= 3 && /^[\d\s()+\-.]+$/.test(text)) {
-    params.push(`%${digits}%`);
-    more.push(`EXISTS (SELECT 1 FROM jsonb_array_elements(d.phones) ph
-      WHERE regexp_replace(COALESCE(ph->>'phoneNumber', ''), '\\D', '', 'g') LIKE $5)`);
+    or.push(`EXISTS (SELECT 1 FROM jsonb_array_elements(d.phones) ph
+      WHERE regexp_replace(COALESCE(ph->>'phoneNumber', ''), '\\D', '', 'g') LIKE ${arg(`%${digits}%`)})`);
   }
   const rows = await sql.query<{ id: string }>(
-    `SELECT d.id FROM donors d WHERE d.org_id = $1 AND (upper(d.account_num) = upper($3)
-       OR concat_ws(' ', d.first_name, d.last_name, d.first_name, chr(31), d.first_name_hebrew, d.last_name_hebrew,
-                    d.first_name_hebrew) ILIKE $2
-       ${more.map((m) => `OR ${m}`).join(' ')})
-     ORDER BY d.id LIMIT $4`,
+    `SELECT d.id FROM donors d WHERE d.org_id = $1 AND d.id > ${arg(afterId)} AND (${or.join(' OR ')})
+     ORDER BY d.id LIMIT ${arg(limit)}`,
     params,
   );
   return rows.map((r) => Number(r.id));

@@ -23,20 +23,13 @@ import { saveCampaign, saveReason } from '../catalog/catalog-service.ts';
 import type { Deps } from '../deps.ts';
 import { createDevice, listOrgDevices, revokeOrgDevice } from '../devices/device-service.ts';
 import { findOrgGateway } from '../gateway/repo.ts';
-import { notFound } from '../http/errors.ts';
+import { notFound, validationError } from '../http/errors.ts';
 import { findOrgById, listWebhookEndpoints, type Org, type WebhookKind } from '../orgs/repo.ts';
 import { voidPayment } from '../payments/payment-service.ts';
 import { saveCollector, saveDonor, toRecord } from '../people/people-service.ts';
 import { findPeopleByIds, findPerson } from '../people/repo.ts';
 import { findPaymentRow, type PaymentFilter } from '../reports/repo.ts';
-import {
-  getDonor,
-  getPayment,
-  getShifts,
-  listPayments,
-  paymentsCsv,
-  searchDonors,
-} from '../reports/report-service.ts';
+import { getDonor, getPayment, getShifts, listPayments, paymentsCsv } from '../reports/report-service.ts';
 import { findScheduleSummary } from '../schedules/repo.ts';
 import { changeScheduleState, listSchedules, toScheduleSummary } from '../schedules/schedule-management.ts';
 import {
@@ -183,19 +176,42 @@ export const changeSchedule = (x: Ctx, scheduleNum: number, action: 'pause' | 'r
 
 // --- donors, collectors, campaigns, reasons ------------------------------------------------------
 
+/** Donor cursors: base64url of `d|<id>` (the read API's form). */
+const donorCursor = (id: number) => Buffer.from(`d|${id}`).toString('base64url');
+function afterDonor(cursor: string | undefined): number {
+  if (cursor === undefined) return 0;
+  const m = /^d\|(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!m)
+    throw validationError([
+      { field: 'cursor', message: 'is not a cursor this API gave (use nextCursor as given)' },
+    ]);
+  return Number(m[1]);
+}
+
 export async function donorSearch(
   x: Ctx,
   q: { q?: string | undefined; cursor?: string | undefined; limit: number },
 ) {
-  const page = await searchDonors(x.deps, caller(x), { search: q.q, cursor: q.cursor, limit: q.limit });
+  const ids = await donorIdsForSearch(
+    x.deps.db,
+    x.org.id,
+    q.q?.trim() ?? '',
+    q.limit + 1,
+    afterDonor(q.cursor),
+  );
+  const page = ids.slice(0, q.limit);
+  const people = await findPeopleByIds(x.deps.db, 'donor', page);
   const merged = await mergedInto(
     x.deps.db,
     x.org.id,
-    page.donors.map((d) => d.donorId),
+    people.map((p) => p.accountNum),
   );
   return {
-    donors: page.donors.map((d) => ({ ...d, mergedInto: merged.get(d.donorId) ?? null })),
-    nextCursor: page.nextCursor,
+    donors: people.map((p) => ({
+      ...toRecord('donor', x.org.guid, p),
+      mergedInto: merged.get(p.accountNum) ?? null,
+    })),
+    nextCursor: ids.length > q.limit ? donorCursor(page.at(-1)!) : null,
   };
 }
 

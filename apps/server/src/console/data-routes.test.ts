@@ -267,6 +267,19 @@ describe.each(await testDatabases())('console data endpoints on %s', (kind) => {
     expect(search.status).toBe(200);
     expect(search.body.donors.map((x: { donorId: string }) => x.donorId)).toEqual([keep]);
 
+    // By account number, e-mail, the other name order; a page at a time with the cursor.
+    const ids = async (q: string) =>
+      (await viewer('GET', `/donors?q=${encodeURIComponent(q)}`)).body.donors.map(
+        (x: { donorId: string }) => x.donorId,
+      );
+    expect(await ids(keep.toLowerCase())).toEqual([keep]);
+    expect(await ids('y@example.org')).toEqual([keep]);
+    expect(await ids('Stern Yaakov')).toEqual([merge]);
+    const first = (await viewer('GET', '/donors?limit=1')).body;
+    expect(first.donors).toHaveLength(1);
+    const second = (await viewer('GET', `/donors?limit=1&cursor=${first.nextCursor}`)).body;
+    expect(second.donors[0].donorId).not.toBe(first.donors[0].donorId);
+    expect((await viewer('GET', '/donors?cursor=nonsense')).body.error.fields[0].field).toBe('cursor');
     const edit = await manager('PUT', `/donors/${keep}`, {
       firstName: 'Yaakov',
       lastName: 'Stern',
