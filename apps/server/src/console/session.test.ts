@@ -399,6 +399,24 @@ describe.each(await testDatabases())('console sign-in and sessions on %s', (kind
     expect(rows[0]!.password_hash).not.toBe(rows[1]!.password_hash); // a salt per user
   });
 
+  it('a sign-in re-hashes a password stored with older scrypt parameters', async () => {
+    const { hashPassword } = await import('./password.ts');
+    const { email, password } = await newUser();
+    const old = await hashPassword(password, { N: 2 ** 14, r: 8, p: 1 });
+    await h.db.query('UPDATE console_users SET password_hash = $2 WHERE lower(email) = lower($1)', [
+      email,
+      old,
+    ]);
+    await consoleSignInAs(h, email, password);
+    const [row] = await h.db.query<{ password_hash: string }>(
+      'SELECT password_hash FROM console_users WHERE lower(email) = lower($1)',
+      [email],
+    );
+    expect(row!.password_hash).not.toBe(old);
+    expect(row!.password_hash).toMatch(/^scrypt\$32768\$8\$3\$/);
+    await consoleSignInAs(h, email, password);
+  });
+
   it('audits sign-ins (success and failure) and sign-outs with who, what and when, never the password', async () => {
     const { email, password } = await newUser();
     const when = new Date('2030-04-01T12:00:00Z');
