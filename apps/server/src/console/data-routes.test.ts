@@ -11,6 +11,7 @@ import { createGatewayRegistry } from '../gateway/registry.ts';
 import { sandboxGateway } from '../gateway/sandbox-gateway.ts';
 import { keyEncryptionKey } from '../secrets/key-encryption.ts';
 import { type ConsoleSession, consoleSignIn } from '../testing/console-session.ts';
+import { pairTestDevice, sealedOp } from '../testing/device-client.ts';
 import {
   chargeBody,
   createHarness,
@@ -427,6 +428,41 @@ describe.each(await testDatabases())('console data endpoints on %s', (kind) => {
       authorization: paired.body.credential,
     });
     expect([401, 403]).toContain(pull.status);
+  });
+
+  it('Today shows what a terminal still holds and its payments by device', async () => {
+    h.clock.set('2026-11-25T15:00:00.000Z');
+    const device = await pairTestDevice(h, 'Queue kiosk');
+    const op = await sealedOp(
+      device,
+      'charge',
+      {
+        amount: 26,
+        currency: 'USD',
+        paymentMethodId: 'Credit_Card',
+        card: { ccNum: '4242424242424242', expiry: '12/30', cvv: '123' },
+      },
+      { deviceCreatedDate: h.clock.now.toISOString() },
+    );
+    const pushed = await device.push([op], { depth: 4, totalMinor: 9000 });
+    expect(pushed.body.results[0].status, JSON.stringify(pushed.body)).toBe('Success');
+    const d = (await viewer('GET', '/dashboard')).body;
+    expect(d.deviceQueue).toMatchObject({ devices: 1, operations: 4, amountMinor: 9000 });
+    expect(d.deviceQueue.byDevice).toEqual([
+      expect.objectContaining({
+        deviceId: device.deviceId,
+        name: 'Queue kiosk',
+        queueDepth: 4,
+        queueTotalMinor: 9000,
+      }),
+    ]);
+    const row = d.byDevice.find((r: { key: string }) => r.key === device.deviceId);
+    expect(row).toMatchObject({
+      label: 'Queue kiosk',
+      currency: 'USD',
+      succeeded: { count: 1, amountMinor: 2600 },
+    });
+    expect((await as('viewer', 'b')('GET', '/dashboard')).body.deviceQueue.devices).toBe(0);
   });
 
   it('API keys: created and shown once, then only masked; owner only; revoked keys stop working', async () => {
