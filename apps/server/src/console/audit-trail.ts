@@ -7,11 +7,13 @@
  * never), when, status and outcome.
  */
 import type { MiddlewareHandler } from 'hono';
+import { getCookie } from 'hono/cookie';
 import { insertAudit, summarise } from '../admin/audit.ts';
 import { remoteAddress } from '../admin/guard.ts';
 import { isSafeMethod } from './csrf.ts';
 import type { ConsoleUser } from './env.ts';
-import type { SessionEnv } from './session.ts';
+import { SESSION_COOKIE, type SessionEnv } from './session.ts';
+import { sessionOwner } from './users-service.ts';
 
 export const userActor = (u: Pick<ConsoleUser, 'email' | 'userId'>): string =>
   `console user ${u.email} (#${u.userId})`;
@@ -35,12 +37,16 @@ async function bodySummary(request: Request): Promise<unknown> {
 export function consoleAuditTrail(opts: { trustProxy: boolean }): MiddlewareHandler<SessionEnv> {
   return async (c, next) => {
     if (isSafeMethod(c.req.method)) return next();
+    const { deps } = c.var;
     const summary = await bodySummary(c.req.raw);
     await next();
-    const { deps } = c.var;
-    const user = c.get('consoleUser');
     const named = c.get('consoleAudit');
     const status = c.res.status;
+    // Refused before its session was looked at (cross-site): named by the cookie it carried.
+    const cookie = getCookie(c, SESSION_COOKIE);
+    const user =
+      c.get('consoleUser') ??
+      (!named && cookie !== undefined ? await sessionOwner(deps.db, cookie).catch(() => null) : null);
     const params = { ...(c.req.param() as Record<string, string>) };
     delete params.token;
     try {

@@ -288,8 +288,8 @@ describe.each(await testDatabases())('console people on %s', (kind) => {
     expect(audit.map((a) => [a.actor, a.status, a.outcome])).toEqual([
       ['unauthenticated', 401, 'refused'],
       [`console user ${manager.email} (#${manager.user.userId})`, 403, 'refused'],
-      // Refused as cross-site before its session is looked at.
-      ['unauthenticated', 403, 'refused'],
+      // Refused as cross-site before its session is checked: named by the session cookie it carried.
+      [`console user ${manager.email} (#${manager.user.userId})`, 403, 'refused'],
       [`console user ${manager.email} (#${manager.user.userId})`, 201, 'ok'],
     ]);
     expect(audit.at(-1)).toMatchObject({ route: '/console/api/devices', org_guid: h.org.orgGuid });

@@ -191,6 +191,12 @@ export async function resumeSession(
   return { user: consoleUserOf(s.user, id), csrfToken: s.csrfToken };
 }
 
+/** Whose session a cookie's token is (no limits checked, nothing changed): for the audit log. */
+export async function sessionOwner(db: Sql, token: string | undefined): Promise<UserRow | null> {
+  if (!isToken(token)) return null;
+  return (await loadSession(db, tokenId(token)))?.user ?? null;
+}
+
 export async function endSession(db: Sql, sessionId: string): Promise<void> {
   await deleteSession(db, sessionId);
 }
