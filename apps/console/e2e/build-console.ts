@@ -8,5 +8,13 @@ import { build } from 'vite';
 export default async function setup(): Promise<void> {
   if (process.env.KUPAH_E2E_NO_BUILD === '1') return;
   const root = fileURLToPath(new URL('..', import.meta.url));
-  await build({ configFile: `${root}/vite.config.ts`, root, logLevel: 'warn' });
+  // Vitest runs with NODE_ENV=test, which would give React's development build: build as
+  // `npm run build` does.
+  const nodeEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  try {
+    await build({ configFile: `${root}/vite.config.ts`, root, mode: 'production', logLevel: 'warn' });
+  } finally {
+    process.env.NODE_ENV = nodeEnv;
+  }
 }

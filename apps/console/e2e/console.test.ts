@@ -192,6 +192,8 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the console in Chromiu
     // The budget: the shell, Today and its chart at most 300 KB of gzipped JavaScript.
     const size = firstScreenSize(fileURLToPath(new URL('../dist', import.meta.url)));
     expect(size.total).toBeLessThan(300 * 1024);
+    // React's production build (vitest's NODE_ENV=test must not leak into it).
+    expect(size.files.map((f) => f.file).join(' ')).not.toContain('jsx-dev-runtime');
 
     await signIn(OWNER.email, 'not-the-password');
     expect(await byTest('sign-in-error').textContent()).toBe('Wrong e-mail address or password.');
