@@ -129,10 +129,13 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the console in Chromiu
   }
 
   beforeAll(async () => {
-    const t0 = Date.now();
     requireChromium();
     const port = await restartablePort();
     receiver = await startReceiver();
+    // Chromium starts while the server does.
+    const browser = launchChromium().then((c) => {
+      chromium = c;
+    });
     server = await startServerProcess(port, {
       ADMIN_TOKEN: ADMIN,
       LOG_LEVEL: 'silent',
@@ -143,7 +146,6 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the console in Chromiu
       DATABASE_URL: '',
     });
     base = server.url;
-    console.log(`server up in ${Date.now() - t0} ms`);
     org = await admin('POST', '/orgs', { name: 'Beth Israel', currencies: ['USD', 'ILS'] });
     const settings = await admin<{ webhookSecrets: Record<string, { secret: string }> }>(
       'PATCH',
@@ -158,15 +160,13 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the console in Chromiu
       password: OWNER.password,
     });
     if (!created.user) throw new Error(`the owner was not created: ${JSON.stringify(created)}`);
-    console.log(`org and owner in ${Date.now() - t0} ms`);
-    chromium = await launchChromium();
+    await browser;
     page = await chromium.browser.newPage();
     page.setDefaultTimeout(10_000);
     await page.setViewportSize({ width: 1280, height: 900 });
     page.on('console', (m) => {
       if (m.type() === 'error' && /Content Security Policy/i.test(m.text())) cspErrors.push(m.text());
     });
-    console.log(`chromium in ${Date.now() - t0} ms`);
   }, 120_000);
 
   afterAll(async () => {

@@ -38,6 +38,7 @@ export async function applyLanguage(lang: UiLanguage): Promise<void> {
   if (typeof document !== 'undefined') {
     document.documentElement.lang = lang;
     document.documentElement.dir = directionOf(lang);
+    document.title = i18n.t('app.title');
   }
   try {
     globalThis.localStorage?.setItem(LANGUAGE_KEY, lang);
