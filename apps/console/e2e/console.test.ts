@@ -379,4 +379,22 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the console in Chromiu
     await axe('today (he, tablet)');
     expect(cspErrors).toEqual([]);
   });
+
+  it('changes the password, signs out everywhere, and signs in with the new password', async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await byTest('language-switch').click();
+    await waitFor(async () => (await page.evaluate(() => document.documentElement.dir)) === 'ltr');
+    await page.goto(`${base}/console/#/account`);
+    await page.getByRole('heading', { level: 1, name: 'My account' }).waitFor();
+    await page.getByLabel('Current password').fill(OWNER.password);
+    await page.getByLabel('New password', { exact: true }).fill('owner-password-4567');
+    await page.getByLabel('New password again').fill('owner-password-4567');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByText('Your password was changed.', { exact: false }).waitFor();
+    await byTest('sign-out-everywhere').click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect(await page.evaluate(async () => (await fetch('/console/api/session')).status)).toBe(401);
+    await signIn(OWNER.email, 'owner-password-4567');
+    await page.getByRole('heading', { level: 1, name: 'Today' }).waitFor();
+  });
 });
