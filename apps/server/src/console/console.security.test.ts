@@ -7,7 +7,7 @@
  * `consoleDataRoutes()`: a new endpoint without a case here fails this test.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createOrg } from '../admin/admin-service.ts';
 import { createGatewayRegistry } from '../gateway/registry.ts';
 import { sandboxGateway } from '../gateway/sandbox-gateway.ts';
@@ -33,6 +33,9 @@ interface Case {
   /** The least role: a viewer is refused every changing endpoint, a manager the owner's. */
   role: 'viewer' | 'manager' | 'owner';
 }
+
+// PGlite's start, the migrations and a scrypt per sign-in are slow on a busy machine (as session.test.ts).
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
 
 describe.each(await testDatabases())('console data endpoints: organisation scope and roles on %s', (kind) => {
   let h: Harness;

@@ -5,7 +5,7 @@
  * endpoint: console.security.test.ts.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createOrg } from '../admin/admin-service.ts';
 import { createGatewayRegistry } from '../gateway/registry.ts';
 import { sandboxGateway } from '../gateway/sandbox-gateway.ts';
@@ -22,6 +22,9 @@ import {
   testDatabases,
 } from '../testing/harness.ts';
 import type { ConsoleRole } from './env.ts';
+
+// PGlite's start, the migrations and a scrypt per sign-in are slow on a busy machine (as session.test.ts).
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
 
 describe.each(await testDatabases())('console data endpoints on %s', (kind) => {
   let h: Harness;
