@@ -7,10 +7,14 @@
 import { randomBytes } from 'node:crypto';
 import { parseWebhook } from '@kupah/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createApiKey, createOrg } from '../admin/admin-service.ts';
+import { createApiKey, createOrg, createSource } from '../admin/admin-service.ts';
 import type { Gateway } from '../gateway/gateway.ts';
+import { staticGatewayRegistry } from '../gateway/registry.ts';
 import { type SandboxFault, sandboxGateway } from '../gateway/sandbox-gateway.ts';
+import { solaGateway } from '../gateway/sola-gateway.ts';
+import { findOrgById } from '../orgs/repo.ts';
 import { listEvents } from '../outbox/repo.ts';
+import { receiptDocument } from '../receipts/receipt-content.ts';
 import {
   chargeBody,
   createHarness,
@@ -19,6 +23,7 @@ import {
   sourceAuth,
   testDatabases,
 } from '../testing/harness.ts';
+import { type SolaEmulator, startSolaEmulator } from '../testing/sola-emulator.ts';
 import { paymentRecovery } from './recovery.ts';
 
 /** The sandbox, with a fault and an outcome chosen per refund, and its refund calls counted. */
@@ -55,11 +60,18 @@ function refundScript() {
 describe.each(await testDatabases())('RefundPayment on %s', { timeout: 60_000 }, (kind) => {
   let h: Harness;
   let gw: ReturnType<typeof refundScript>;
+  let emu: SolaEmulator;
   let orgId: number;
   beforeAll(async () => {
     gw = refundScript();
+    // Sandbox credentials reach the scripted sandbox; live ones Sola, on the local emulator (loopback HTTP).
+    emu = await startSolaEmulator();
     h = await createHarness(kind, {
-      gateway: gw.gateway,
+      gateways: () =>
+        staticGatewayRegistry(
+          gw.gateway,
+          solaGateway({ key: emu.key, url: emu.url, reportUrl: emu.reportUrl }),
+        ),
       calls: { timeoutMs: 1_500, waitForOutcomeMs: 500 },
     });
     const [row] = await h.db.query<{ id: string }>('SELECT id FROM orgs WHERE guid = $1', [h.org.orgGuid]);
@@ -67,6 +79,7 @@ describe.each(await testDatabases())('RefundPayment on %s', { timeout: 60_000 },
   });
   afterAll(async () => {
     await h?.close();
+    await emu?.close();
   });
   beforeEach(() => {
     h.clock.set(new Date().toISOString());
@@ -78,7 +91,11 @@ describe.each(await testDatabases())('RefundPayment on %s', { timeout: 60_000 },
     return r.body.receiptNum as string;
   };
   const uid = () => `rf-${randomBytes(6).toString('hex')}`;
-  const refund = (receiptNum: string, extra: Record<string, unknown> = {}, auth = keyAuth(h)) =>
+  const refund = (
+    receiptNum: string,
+    extra: Record<string, unknown> = {},
+    auth: Record<string, string> = keyAuth(h),
+  ) =>
     h.request(
       'POST',
       '/v1/External/RefundPayment',
@@ -454,5 +471,123 @@ describe.each(await testDatabases())('RefundPayment on %s', { timeout: 60_000 },
         net: { amount: 6, amountMinor: 600 },
       }),
     ]);
+  });
+
+  it('through Sola (the emulator over loopback HTTP): cc:refund with the charge’s xRefNum and xAmount; check:refund for ACH', async () => {
+    const form = await createSource(h.db, h.org.orgGuid, 'Live form', 'external', false);
+    const key = await createApiKey(h.db, h.org.orgGuid, false, 'live back office');
+    const live = async (over: Record<string, unknown>) => {
+      const r = await h.request('POST', '/v1/External/Charge', chargeBody(h, over), {
+        authorization: form.sourceGuid,
+      });
+      expect(r.body.paymentStatus, JSON.stringify(r.body)).toBe('Success');
+      const [row] = await h.db.query<{ gateway_name: string; gateway_ref: string }>(
+        'SELECT gateway_name, gateway_ref FROM payments WHERE receipt_num = $1',
+        [r.body.receiptNum],
+      );
+      expect(row!.gateway_name).toBe('Sola');
+      return { receiptNum: r.body.receiptNum as string, ref: row!.gateway_ref };
+    };
+    const card = await live({ amount: 60 });
+    const r = await refund(card.receiptNum, { amount: 24.5 }, { apikey: key.apiKey });
+    expect(r.body).toMatchObject({
+      paymentStatus: 'PartiallyRefunded',
+      refundStatus: 'Succeeded',
+      remainingAmount: 35.5,
+    });
+    const sent = emu.received().filter((x) => x.fields.xcommand === 'cc:refund');
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.fields).toMatchObject({ xrefnum: card.ref, xamount: '24.50' });
+    expect(sent[0]!.fields.xinvoice).toMatch(/^[A-Za-z0-9_-]{20}$/);
+    const [rf] = await h.db.query<{ gateway_ref: string }>(
+      `SELECT r.gateway_ref FROM refunds r JOIN payments p ON p.id = r.payment_id WHERE p.receipt_num = $1`,
+      [card.receiptNum],
+    );
+    expect(rf!.gateway_ref).toBe(emu.refunds().at(-1)!.refNum);
+    // More than Sola would allow is refused here first: nothing more is sent.
+    expect((await refund(card.receiptNum, { amount: 35.51 }, { apikey: key.apiKey })).status).toBe(409);
+    expect(emu.received().filter((x) => x.fields.xcommand === 'cc:refund')).toHaveLength(1);
+
+    const bank = await live({
+      amount: 15,
+      paymentMethodId: 'ACH',
+      card: undefined,
+      bankAccount: {
+        routingNum: '011000015',
+        accountNum: '000123456789',
+        nameOnAccount: 'Dana Donor',
+        accountType: 'Checking',
+      },
+    });
+    const b = await refund(bank.receiptNum, {}, { apikey: key.apiKey });
+    expect(b.body).toMatchObject({ paymentStatus: 'Refunded', refundAmount: 15 });
+    expect(emu.received().at(-1)!.fields).toMatchObject({
+      xcommand: 'check:refund',
+      xrefnum: bank.ref,
+      xamount: '15.00',
+    });
+    // A sandbox key cannot refund a live payment.
+    const s = await refund(card.receiptNum, { amount: 1 });
+    expect(s.status).toBe(409);
+    expect(s.body.error.errorCode).toBe('GATEWAY_NOT_CONFIGURED');
+  });
+
+  it('each refund queues a corrected receipt to where the receipt went, which tells the refund', async () => {
+    const set = await h.admin('PATCH', `/orgs/${h.org.orgGuid}/settings`, {
+      receipts: { legalName: 'Congregation Chesed Inc.', address: '12 Main Street', taxId: '12-3456789' },
+    });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    const receiptNum = await pay({
+      amount: 36,
+      donor: { firstName: 'Moshe', lastName: 'Cohen', email: 'moshe@example.org' },
+    });
+    const kinds = async () =>
+      (
+        await h.db.query<{ kind: string; refund_id: string | null }>(
+          `SELECT d.kind, d.refund_id FROM receipt_deliveries d JOIN payments p ON p.id = d.payment_id
+           WHERE p.receipt_num = $1 ORDER BY d.id`,
+          [receiptNum],
+        )
+      ).map((d) => `${d.kind}${d.refund_id === null ? '' : '+refund'}`);
+    expect(await kinds()).toEqual(['receipt']);
+    await refund(receiptNum, { amount: 10 });
+    await refund(receiptNum);
+    expect(await kinds()).toEqual(['receipt', 'correction+refund', 'correction+refund']);
+    await h.admin('PATCH', `/orgs/${h.org.orgGuid}/settings`, { receipts: { enabled: false } });
+
+    const facts = {
+      receiptNum,
+      status: 'PartiallyRefunded' as const,
+      amountMinor: 3600,
+      refundedMinor: 1000,
+      refundedAt: new Date('2026-11-24T12:00:00Z'),
+      currency: 'USD',
+      method: 'Credit_Card',
+      brand: 'Visa',
+      last4: '4242',
+      paidAt: new Date('2026-11-20T12:00:00Z'),
+      voidedAt: null,
+      note: null,
+      isAnonymous: false,
+      donor: null,
+      campaign: null,
+      reasons: [],
+      schedule: null,
+    };
+    const org = (await findOrgById(h.db, orgId))!;
+    const part = receiptDocument(facts, org, 'en', 'correction');
+    expect(part.notice).toMatch(/\$10\.00 of this donation was refunded on .*the donation is now \$26\.00/);
+    expect(part.statement).toHaveLength(1);
+    expect(part.rows.map((r) => r.label)).toEqual(
+      expect.arrayContaining(['Refunded', 'Donation after refunds']),
+    );
+    const full = receiptDocument(
+      { ...facts, status: 'Refunded', refundedMinor: 3600 },
+      org,
+      'he',
+      'correction',
+    );
+    expect(full.notice).toContain('הוחזרה במלואה');
+    expect(full.statement).toEqual([]);
   });
 });
