@@ -29,6 +29,7 @@ import type { Sql } from '../db/database.ts';
 import type { Deps } from '../deps.ts';
 import type { GatewayResult } from '../gateway/gateway.ts';
 import { ApiError, notFound } from '../http/errors.ts';
+import { commandHash } from '../http/request-hash.ts';
 import { claimKey, completeKey, findCompletedKey, forgetKey } from '../idempotency/repo.ts';
 import type { Org } from '../orgs/repo.ts';
 import { refundWebhookBody } from '../outbox/payloads.ts';
@@ -60,9 +61,13 @@ export interface RefundAsk {
   /** Minor units; null: everything that remains. */
   amountMinor: number | null;
   reason: string;
+  /** Identifies this refund (the console makes one per refund dialog, as the typed client does). */
   uniqueTransactionId: string;
-  /** The idempotency hash of the request (the same request again replays its answer). */
-  requestHash: string;
+  /**
+   * The idempotency hash of the request (the same request again replays its answer); default: a
+   * hash of the receipt, amount and reason (what a console request is).
+   */
+  requestHash?: string;
 }
 
 /** Stored with a pending refund (`refunds.pending_context`): what recovery needs to finish it. */
@@ -277,7 +282,13 @@ export async function refundPayment(deps: Deps, who: Refunder, ask: RefundAsk): 
   const receiptNum = ask.receiptNum.trim();
   const gateway = await deps.gateways.forCaller({ sandbox: who.sandbox, org: who.org });
   const claim = await deps.db.transaction(async (tx) => {
-    const c = await claimKey(tx, orgId, key, OPERATION, ask.requestHash, { uniqueTransaction: true });
+    const hash =
+      ask.requestHash ??
+      commandHash(
+        { receiptNum, amountMinor: ask.amountMinor, reason: ask.reason, uniqueTransactionId: key },
+        deps.requestHashKey,
+      );
+    const c = await claimKey(tx, orgId, key, OPERATION, hash, { uniqueTransaction: true });
     if (c.kind === 'replay') return { kind: 'replay' as const, body: c.body as RefundResponse };
     if (c.kind === 'conflict') throw duplicate(key, c.operation);
     if (c.kind === 'taken') throw usedBefore(key);

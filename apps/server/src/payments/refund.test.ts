@@ -25,6 +25,7 @@ import {
 } from '../testing/harness.ts';
 import { type SolaEmulator, startSolaEmulator } from '../testing/sola-emulator.ts';
 import { paymentRecovery } from './recovery.ts';
+import { refundPayment } from './refund-service.ts';
 
 /** The sandbox, with a fault and an outcome chosen per refund, and its refund calls counted. */
 function refundScript() {
@@ -326,6 +327,33 @@ describe.each(await testDatabases())('RefundPayment on %s', { timeout: 60_000 },
     expect(reused.body.error.errorCode).toBe('DUPLICATE_TRANSACTION');
   });
 
+  it('the console path: refundPayment() with a console user as actor, replayed by its id, the same money path', async () => {
+    const receiptNum = await pay({ amount: 14 });
+    const org = (await findOrgById(h.db, orgId))!;
+    const who = { org, sandbox: true, actor: 'console:user-42' };
+    const ask = {
+      receiptNum: receiptNum.toLowerCase(),
+      amountMinor: 400,
+      reason: 'phone call',
+      uniqueTransactionId: uid(),
+    };
+    const a = await refundPayment(h.deps, who, ask);
+    expect(a).toMatchObject({
+      receiptNum,
+      paymentStatus: 'PartiallyRefunded',
+      refundStatus: 'Succeeded',
+      refundAmount: 4,
+    });
+    const calls = gw.calls();
+    expect(await refundPayment(h.deps, who, ask)).toEqual(a);
+    expect(gw.calls()).toBe(calls);
+    expect(await refundsOf(receiptNum)).toMatchObject([{ actor: 'console:user-42', amount_minor: 400 }]);
+    await expect(refundPayment(h.deps, who, { ...ask, amountMinor: 500 })).rejects.toMatchObject({
+      status: 409,
+      code: 'DUPLICATE_TRANSACTION',
+    });
+  });
+
   it('validation: reason required, amount > 0 with ≤ 2 decimals, unknown fields named', async () => {
     const receiptNum = await pay();
     const r = await h.request(
@@ -385,6 +413,27 @@ describe.each(await testDatabases())('RefundPayment on %s', { timeout: 60_000 },
     await recover();
     expect(await paymentOf(receiptNum)).toEqual({ status: 'PartiallyRefunded', refunded_minor: 1500 });
     expect(await refundsOf(receiptNum)).toMatchObject([{ status: 'succeeded', amount_minor: 1500 }]);
+  });
+
+  it('a refund claimed by a process that died mid-call (left sending): recovery waits for its lease, then records it once', async () => {
+    const receiptNum = await pay({ amount: 12 });
+    gw.fault(1200, 'lost');
+    const id = uid();
+    expect((await refund(receiptNum, { uniqueTransactionId: id })).body.refundStatus).toBe('Pending');
+    gw.fault(1200, null);
+    // What a killed process leaves: the claim, sent, never marked in doubt; its lease still running.
+    await h.db.query(
+      `UPDATE refunds SET gateway_state = 'sending', recovery_after = $2 WHERE org_id = $1 AND unique_transaction_id = $3`,
+      [orgId, new Date(h.clock.now.getTime() + 60_000).toISOString(), id],
+    );
+    const calls = gw.calls();
+    await paymentRecovery(h.deps).drain();
+    expect(await refundsOf(receiptNum)).toMatchObject([{ status: 'pending' }]);
+    await recover();
+    expect(await refundsOf(receiptNum)).toMatchObject([{ status: 'succeeded', amount_minor: 1200 }]);
+    expect(await paymentOf(receiptNum)).toEqual({ status: 'Refunded', refunded_minor: 1200 });
+    expect(gw.calls()).toBe(calls);
+    expect(await voidEvents(receiptNum)).toHaveLength(1);
   });
 
   it('a refund that hung and never reached the gateway: recovery finds no record and releases it; the same request then refunds once', async () => {
