@@ -605,12 +605,9 @@ export const REFUND_STATUSES = ['Succeeded', 'Failed', 'Pending'] as const;
 export const refundResponse = z
   .object({
     receiptNum: z.string(),
-    paymentStatus: z
-      .enum(['Success', 'PartiallyRefunded', 'Refunded'])
-      .meta({
-        description:
-          'The payment’s status after this refund (unchanged when the refund failed or is pending).',
-      }),
+    paymentStatus: z.enum(['Success', 'PartiallyRefunded', 'Refunded']).meta({
+      description: 'The payment’s status after this refund (unchanged when the refund failed or is pending).',
+    }),
     refundId: z
       .number()
       .int()
