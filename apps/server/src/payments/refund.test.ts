@@ -73,7 +73,7 @@ describe.each(await testDatabases())('RefundPayment on %s', { timeout: 60_000 },
           gw.gateway,
           solaGateway({ key: emu.key, url: emu.url, reportUrl: emu.reportUrl }),
         ),
-      calls: { timeoutMs: 1_500, waitForOutcomeMs: 500 },
+      calls: { timeoutMs: 600, waitForOutcomeMs: 500 },
     });
     const [row] = await h.db.query<{ id: string }>('SELECT id FROM orgs WHERE guid = $1', [h.org.orgGuid]);
     orgId = Number(row!.id);
