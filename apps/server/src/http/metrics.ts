@@ -37,6 +37,11 @@ export function createMetrics() {
       help: 'Payments whose gateway outcome is not known yet (being confirmed by recovery)',
       registers: [registry],
     }),
+    refundsPending: new Gauge({
+      name: 'kupah_refunds_pending',
+      help: 'Refunds whose gateway outcome is not known yet (their amount reserved; being confirmed by recovery)',
+      registers: [registry],
+    }),
     paymentsRecovered: new Counter({
       name: 'kupah_payments_recovered_total',
       help: 'Pending payments resolved by the recovery worker, by the outcome the gateway reported',

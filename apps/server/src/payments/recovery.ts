@@ -22,6 +22,7 @@ import { type ClaimedPayment, finishCharge, type PendingContext, releaseClaim } 
 import { type ClaimedRefund, finishRefund, type RefundContext, releaseRefund } from './refund-service.ts';
 import {
   countPending,
+  countPendingRefunds,
   leasePendingPayments,
   leasePendingRefunds,
   type PendingPayment,
@@ -218,6 +219,7 @@ export function paymentRecovery(deps: Deps, opts: RecoveryOptions = {}) {
     await db.transaction((tx) => releaseStalePendingSchedules(tx, lease(), batch));
     const pending = await countPending(db);
     metrics.paymentsPending.set(pending.total);
+    metrics.refundsPending.set(await countPendingRefunds(db));
     return Math.max(leased.length, refunds.length);
   }
 

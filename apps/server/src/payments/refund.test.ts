@@ -429,6 +429,7 @@ describe.each(await testDatabases())('RefundPayment on %s', { timeout: 60_000 },
     const calls = gw.calls();
     await paymentRecovery(h.deps).drain();
     expect(await refundsOf(receiptNum)).toMatchObject([{ status: 'pending' }]);
+    expect((await h.deps.metrics.refundsPending.get()).values[0]?.value).toBe(1);
     await recover();
     expect(await refundsOf(receiptNum)).toMatchObject([{ status: 'succeeded', amount_minor: 1200 }]);
     expect(await paymentOf(receiptNum)).toEqual({ status: 'Refunded', refunded_minor: 1200 });

@@ -722,3 +722,11 @@ export async function hasPendingRefund(sql: Sql, paymentId: number): Promise<boo
   ]);
   return rows.length > 0;
 }
+
+/** How many refunds are pending (a gauge for /metrics). */
+export async function countPendingRefunds(sql: Sql): Promise<number> {
+  const [row] = await sql.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM refunds WHERE status = 'pending'`,
+  );
+  return Number(row?.n ?? 0);
+}
