@@ -25,6 +25,8 @@ const base: Omit<ReceiptFacts, 'donor' | 'campaign' | 'reasons' | 'note' | 'curr
   last4: '4242',
   paidAt: new Date('2026-11-23T15:30:00Z'),
   voidedAt: null,
+  refundedMinor: 0,
+  refundedAt: null,
   isAnonymous: false,
   schedule: {
     scheduleNum: 5001,

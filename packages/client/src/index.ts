@@ -5,10 +5,10 @@
  *
  * - credentials: the source GUID as `Authorization`, the API key as `APIKey` (each operation uses
  *   the one it accepts);
- * - idempotency: a Charge or SchedulePayment sent without `uniqueTransactionId` gets one (a UUID),
+ * - idempotency: a Charge, SchedulePayment or RefundPayment sent without `uniqueTransactionId` gets one (a UUID),
  *   and every retry of that call sends the same one, so a retry can never charge twice;
  * - retries of what is safe to retry: 429 RATE_LIMITED and 409 REQUEST_IN_PROGRESS (after
- *   `Retry-After`), an answer with `PAYMENT_PENDING` or `GATEWAY_UNAVAILABLE` (same id), and
+ *   `Retry-After`), an answer with `PAYMENT_PENDING`, `REFUND_PENDING` or `GATEWAY_UNAVAILABLE` (same id), and
  *   network errors and 5xx for reads and for calls carrying a uniqueTransactionId. Anything else
  *   (a 400, a decline, card-testing blocks) is answered at once. Attempts and waits are bounded.
  */
@@ -45,13 +45,18 @@ export interface KupahClientOptions {
 
 type ChargeBody = operations['charge']['requestBody']['content']['application/json'];
 type ScheduleBody = operations['schedulePayment']['requestBody']['content']['application/json'];
+type RefundBody = operations['refundPayment']['requestBody']['content']['application/json'];
 /** A body whose uniqueTransactionId may be left out: the client makes one. */
 export type WithOptionalKey<T> = Omit<T, 'uniqueTransactionId'> & { uniqueTransactionId?: string };
 
 const DEFAULT_RETRY: RetryPolicy = { attempts: 4, baseDelayMs: 250, maxDelayMs: 10_000 };
 /** Operations whose body carries the idempotency key. */
-const KEYED_PATHS = [/\/v1\/External\/Charge$/i, /\/v1\/External\/SchedulePayment$/i];
-const RETRY_IN_ANSWER = new Set(['PAYMENT_PENDING', 'GATEWAY_UNAVAILABLE']);
+const KEYED_PATHS = [
+  /\/v1\/External\/Charge$/i,
+  /\/v1\/External\/SchedulePayment$/i,
+  /\/v1\/External\/RefundPayment$/i,
+];
+const RETRY_IN_ANSWER = new Set(['PAYMENT_PENDING', 'REFUND_PENDING', 'GATEWAY_UNAVAILABLE']);
 
 /** A fresh idempotency key (what an integrator would otherwise have to remember to make). */
 export const newTransactionId = (): string => crypto.randomUUID();
@@ -153,6 +158,9 @@ export function createKupahClient(opts: KupahClientOptions) {
     /** POST /v1/External/SchedulePayment, with a uniqueTransactionId made when none is given. */
     schedulePayment: (body: WithOptionalKey<ScheduleBody>) =>
       client.POST('/v1/External/SchedulePayment', { body: keyed(body) }),
+    /** POST /v1/External/RefundPayment (API key), with a uniqueTransactionId made when none is given. */
+    refundPayment: (body: WithOptionalKey<RefundBody>) =>
+      client.POST('/v1/External/RefundPayment', { body: keyed(body) }),
   });
 }
 

@@ -31,6 +31,15 @@ export const ERROR_CODES = {
   CARD_DECLINED: 'CARD_DECLINED',
   GATEWAY_ERROR: 'GATEWAY_ERROR',
   GATEWAY_NOT_CONFIGURED: 'GATEWAY_NOT_CONFIGURED',
+  // Refunds
+  /** Only a Success or PartiallyRefunded payment can be refunded (a voided, declined, failed or pending one cannot): 409. */
+  PAYMENT_NOT_REFUNDABLE: 'PAYMENT_NOT_REFUNDABLE',
+  /** The refund is larger than what remains of the payment (charged − refunded − refunds still being confirmed): 409. */
+  REFUND_EXCEEDS_REMAINING: 'REFUND_EXCEEDS_REMAINING',
+  /** The payment's provider has no refund (charity cards): 409. */
+  REFUND_NOT_SUPPORTED: 'REFUND_NOT_SUPPORTED',
+  /** The gateway's answer to a refund was lost: it is being confirmed; send the same request later. */
+  REFUND_PENDING: 'REFUND_PENDING',
   // Device sync
   DEVICE_REVOKED: 'DEVICE_REVOKED',
   PAIRING_CODE_INVALID: 'PAIRING_CODE_INVALID',

@@ -568,6 +568,63 @@ export const voidResponse = z
 export type VoidResponse = z.infer<typeof voidResponse>;
 
 // ---------------------------------------------------------------------------------------------
+// RefundPayment (extension: refunds after settlement)
+
+export const refundRequest = z
+  .strictObject({
+    orgGUID: guid().optional(),
+    orgGuid: guid().optional(),
+    receiptNum: text().refine((r) => r.trim() !== '', 'is required'),
+    amount: amount()
+      .nullish()
+      .meta({ description: 'Major units to refund (≤ 2 decimals, > 0); absent: everything that remains.' }),
+    reason: str(LIMITS.note)
+      .refine((r) => r.trim() !== '', 'is required')
+      .meta({ description: 'Why the money is returned (kept with the refund, shown on the payment).' }),
+    uniqueTransactionId: str(LIMITS.string).min(1, 'is required').meta({
+      description:
+        'Identifies this refund (unique per organisation forever, like a Charge’s): the same request again replays its answer and refunds nothing more.',
+    }),
+  })
+  .transform((v, ctx) => {
+    const orgGuid = orgFrom(ctx, v, 'orgGUID');
+    return {
+      orgGuid,
+      receiptNum: v.receiptNum,
+      amount: v.amount ?? null,
+      reason: v.reason,
+      uniqueTransactionId: v.uniqueTransactionId,
+    };
+  })
+  .meta({ id: 'RefundPaymentRequest' });
+export type RefundRequestInput = z.input<typeof refundRequest>;
+export type RefundCommand = z.output<typeof refundRequest>;
+
+export const REFUND_STATUSES = ['Succeeded', 'Failed', 'Pending'] as const;
+
+export const refundResponse = z
+  .object({
+    receiptNum: z.string(),
+    paymentStatus: z.enum(['Success', 'PartiallyRefunded', 'Refunded']).meta({
+      description: 'The payment’s status after this refund (unchanged when the refund failed or is pending).',
+    }),
+    refundId: z
+      .number()
+      .int()
+      .meta({ description: 'This refund’s number (on the payment detail’s refunds).' }),
+    refundStatus: z.enum(REFUND_STATUSES),
+    refundAmount: z.number().meta({ description: 'This refund, in major units.' }),
+    refundedAmount: z
+      .number()
+      .meta({ description: 'Refunded so far in all (this refund included when it succeeded).' }),
+    remainingAmount: z.number().meta({ description: 'What may still be refunded.' }),
+    currency: z.string(),
+    error: errorObject,
+  })
+  .meta({ id: 'RefundPaymentResponse' });
+export type RefundResponse = z.infer<typeof refundResponse>;
+
+// ---------------------------------------------------------------------------------------------
 // SaveDonor / SaveCollector (2.5)
 
 const phone = z.strictObject({ phoneLabel: optText(), phoneNumber: optText(), countryCode: optText() });

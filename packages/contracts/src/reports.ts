@@ -8,7 +8,15 @@ import { CURRENCIES, guid, PAYMENT_METHODS, str } from './common.ts';
 import { shiftCloseResponse } from './device.ts';
 import { donorRecord, scheduleSummary } from './external.ts';
 
-export const PAYMENT_STATUSES = ['Pending', 'Success', 'Declined', 'Error', 'Voided'] as const;
+export const PAYMENT_STATUSES = [
+  'Pending',
+  'Success',
+  'Declined',
+  'Error',
+  'Voided',
+  'PartiallyRefunded',
+  'Refunded',
+] as const;
 export type PaymentStatusName = (typeof PAYMENT_STATUSES)[number];
 export const PAYMENT_SOURCES = ['device', 'external', 'apiKey'] as const;
 export const TOTALS_GROUPS = [
@@ -127,6 +135,8 @@ export const paymentSummary = z
     brand: z.string().nullable(),
     last4Digits: z.string().nullable(),
     voidedAt: z.string().nullable(),
+    refundedAmount: z.number().meta({ description: 'Refunded so far, major units (0 when none)' }),
+    refundedMinor: z.number().int().meta({ description: 'Refunded so far, minor units (exact)' }),
     errorCode: z.string().nullable(),
   })
   .meta({ id: 'PaymentSummary' });
@@ -202,6 +212,25 @@ export const paymentDetail = z
       errorMessage: z.string().nullable(),
     }),
     voidReason: z.string().nullable(),
+    refunds: z
+      .array(
+        z.object({
+          refundId: z.number().int(),
+          status: z.enum(['pending', 'succeeded', 'failed']),
+          ...money,
+          reason: z.string(),
+          actor: z
+            .string()
+            .nullable()
+            .meta({ description: 'Who asked: the masked API key, or a console user' }),
+          gatewayRefNum: z.string().nullable(),
+          errorCode: z.string().nullable(),
+          errorMessage: z.string().nullable(),
+          createdAt: z.string(),
+          resolvedAt: z.string().nullable(),
+        }),
+      )
+      .meta({ description: 'Every refund asked for, oldest first (failed ones too)' }),
     webhooks: z.array(webhookDeliverySummary),
   })
   .meta({ id: 'PaymentDetail' });
@@ -234,8 +263,14 @@ export const totalsRow = z
     }),
     label: z.string().nullable().meta({ description: "The group's name, when it has one" }),
     currency: z.string(),
-    succeeded: z.object(counted('charged and not voided')),
+    succeeded: z.object(counted('charged and not voided (refunded ones included: the gross amount charged)')),
     voided: z.object(counted('charged, then voided')),
+    refunded: z.object(
+      counted('refunded in part or in full (amount: the money refunded, which succeeded includes)'),
+    ),
+    net: z
+      .object({ amount: z.number(), amountMinor: z.number().int() })
+      .meta({ description: 'succeeded − refunded: the money kept' }),
     declined: z.object(counted('declined by the gateway')),
     failed: z.object(counted('failed with an error')),
   })
@@ -281,7 +316,10 @@ export const donorDetail = z
           ...money,
         }),
       )
-      .meta({ description: 'Successful payments (voided ones excluded), newest year first' }),
+      .meta({
+        description:
+          'Successful payments (voided and fully refunded ones excluded; partly refunded ones net of the refund), newest year first',
+      }),
     payments: z.array(paymentSummary).meta({
       description: 'The latest 50 payments; the rest through GET /v1/External/Payments?donorId=',
     }),

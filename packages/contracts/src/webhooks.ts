@@ -91,7 +91,15 @@ export const voidWebhook = z
     orgGuid: s(),
     statusDateTime: s(),
     paymentNumber: s(),
-    paymentStatus: z.enum(['Success', 'Voided', 'Declined', 'Error']),
+    paymentStatus: z.enum(['Success', 'Voided', 'Declined', 'Error', 'Refunded', 'PartiallyRefunded']),
+    // Extension, on a refund only (paymentStatus Refunded or PartiallyRefunded):
+    amount: s().optional().meta({ description: 'Refunds only: the amount charged (major units, "18.00").' }),
+    refundAmount: s().optional().meta({ description: 'Refunds only: this refund (major units).' }),
+    refundedAmount: s()
+      .optional()
+      .meta({ description: 'Refunds only: refunded so far in all, this refund included (major units).' }),
+    currency: s().optional().meta({ description: 'Refunds only: the payment currency.' }),
+    refundReason: ns().optional().meta({ description: 'Refunds only: the reason given for the refund.' }),
   })
   .meta({ id: 'VoidWebhook' });
 export type VoidWebhook = z.infer<typeof voidWebhook>;

@@ -733,6 +733,8 @@ describe('admin CLI: org gateway and secrets', () => {
         tokenize: async () => ok,
         void: async () => ok,
         lookup: async () => null,
+        refund: async () => ok,
+        refunds: () => true,
       };
       return g;
     },

@@ -690,28 +690,59 @@ CREATE INDEX receipt_deliveries_payment ON receipt_deliveries (payment_id) WHERE
 `,
   },
   {
-    version: 17,
-    name: 'console: device locations, merged donors',
+    version: 15,
+    name: 'refunds',
     sql: `
--- Where a terminal stands (the console names it); free text, null when not said.
-ALTER TABLE devices ADD COLUMN location text;
--- A donor merged into another (console/donor-merge.ts): the kept donor and when. The merged row
--- stays (its account number still finds the kept donor), its payments and schedules move.
-ALTER TABLE donors ADD COLUMN merged_into bigint REFERENCES donors(id);
-ALTER TABLE donors ADD COLUMN merged_at timestamptz;
-CREATE TABLE donor_merges (
+-- Refunds after settlement (full or partial): Success → PartiallyRefunded → Refunded.
+ALTER TABLE payments DROP CONSTRAINT payments_status_check;
+ALTER TABLE payments ADD CONSTRAINT payments_status_check CHECK (status IN ('Pending', 'Success', 'Declined', 'Error', 'Voided', 'PartiallyRefunded', 'Refunded'));
+-- What was refunded so far (succeeded refunds only), kept on the payment for lists and totals.
+ALTER TABLE payments ADD COLUMN refunded_minor bigint NOT NULL DEFAULT 0;
+ALTER TABLE payments ADD CONSTRAINT payments_refunded_le_amount CHECK (refunded_minor >= 0 AND refunded_minor <= amount_minor);
+ALTER TABLE payments ADD COLUMN refunded_at timestamptz;
+-- A refunded instalment still is the one charge of its instalment.
+DROP INDEX payments_one_success_per_instalment;
+CREATE UNIQUE INDEX payments_one_success_per_instalment ON payments (schedule_id, instalment_seq)
+  WHERE schedule_id IS NOT NULL AND status IN ('Success', 'Voided', 'PartiallyRefunded', 'Refunded');
+-- Totals read refunded_minor from the covering index too.
+DROP INDEX payments_totals;
+CREATE INDEX payments_totals ON payments (org_id, created_at) INCLUDE (status, currency, amount_minor, refunded_minor, method, source_id, collector_id, campaign_id, local_day, reason_count);
+-- Each refund asked for: claimed 'pending' (with its gateway state, as a payment is) before the
+-- gateway is called outside any transaction, then 'succeeded' or 'failed'. A pending one counts
+-- against what remains, so concurrent refunds never exceed the amount charged.
+CREATE TABLE refunds (
   id bigserial PRIMARY KEY,
   org_id bigint NOT NULL REFERENCES orgs(id),
-  kept_donor_id bigint NOT NULL REFERENCES donors(id),
-  merged_donor_id bigint NOT NULL REFERENCES donors(id),
-  merged_account_num text NOT NULL,
-  payments_moved int NOT NULL,
-  schedules_moved int NOT NULL,
-  merged_by text NOT NULL,
-  merged_at timestamptz NOT NULL
+  payment_id bigint NOT NULL REFERENCES payments(id),
+  amount_minor bigint NOT NULL CHECK (amount_minor > 0),
+  currency text NOT NULL,
+  reason text NOT NULL,
+  status text NOT NULL CHECK (status IN ('pending', 'succeeded', 'failed')),
+  unique_transaction_id text NOT NULL,
+  -- Who asked: the masked API key, or a console user's id.
+  actor text,
+  gateway_name text NOT NULL,
+  gateway_key text NOT NULL,
+  gateway_ref text,
+  error_code text,
+  error_message text,
+  gateway_state text CHECK (gateway_state IN ('sending', 'in_doubt')),
+  gateway_sent_at timestamptz,
+  recovery_after timestamptz,
+  recovery_attempts int NOT NULL DEFAULT 0,
+  recovery_note text,
+  -- What recording the outcome needs (the idempotency answer's parts, the webhook facts).
+  pending_context jsonb,
+  created_at timestamptz NOT NULL,
+  resolved_at timestamptz
 );
-CREATE INDEX donor_merges_kept ON donor_merges (org_id, kept_donor_id);
-CREATE INDEX schedules_donor ON schedules (donor_id) WHERE donor_id IS NOT NULL;
+CREATE UNIQUE INDEX refunds_unique_transaction ON refunds (org_id, unique_transaction_id);
+CREATE INDEX refunds_payment ON refunds (payment_id, id);
+CREATE INDEX refunds_recovery ON refunds (recovery_after) WHERE status = 'pending';
+-- Each refund queues its own corrected receipt (a partial refund, then the rest: two corrections).
+ALTER TABLE receipt_deliveries ADD COLUMN refund_id bigint REFERENCES refunds(id);
+DROP INDEX receipt_deliveries_once;
+CREATE UNIQUE INDEX receipt_deliveries_once ON receipt_deliveries (payment_id, kind, lower(to_address), COALESCE(refund_id, 0)) WHERE kind IN ('receipt', 'correction');
 `,
   },
   {
@@ -775,6 +806,31 @@ CREATE TABLE console_signin_failures (
 
 -- The console's audit view: one organisation's entries, newest first.
 CREATE INDEX admin_audit_org_id ON admin_audit (lower(org_guid), id DESC);
+`,
+  },
+  {
+    version: 17,
+    name: 'console: device locations, merged donors',
+    sql: `
+-- Where a terminal stands (the console names it); free text, null when not said.
+ALTER TABLE devices ADD COLUMN location text;
+-- A donor merged into another (console/donor-merge.ts): the kept donor and when. The merged row
+-- stays (its account number still finds the kept donor), its payments and schedules move.
+ALTER TABLE donors ADD COLUMN merged_into bigint REFERENCES donors(id);
+ALTER TABLE donors ADD COLUMN merged_at timestamptz;
+CREATE TABLE donor_merges (
+  id bigserial PRIMARY KEY,
+  org_id bigint NOT NULL REFERENCES orgs(id),
+  kept_donor_id bigint NOT NULL REFERENCES donors(id),
+  merged_donor_id bigint NOT NULL REFERENCES donors(id),
+  merged_account_num text NOT NULL,
+  payments_moved int NOT NULL,
+  schedules_moved int NOT NULL,
+  merged_by text NOT NULL,
+  merged_at timestamptz NOT NULL
+);
+CREATE INDEX donor_merges_kept ON donor_merges (org_id, kept_donor_id);
+CREATE INDEX schedules_donor ON schedules (donor_id) WHERE donor_id IS NOT NULL;
 `,
   },
 ];

@@ -19,12 +19,14 @@ export async function serverShiftTotals(
     n: string;
     minor: string;
   }>(
-    `SELECT status, method, currency, count(*) AS n, sum(amount_minor) AS minor
+    // A payment refunded since (after settlement) was received in the shift: counted as succeeded.
+    `SELECT CASE WHEN status IN ('PartiallyRefunded', 'Refunded') THEN 'Success' ELSE status END AS status,
+       method, currency, count(*) AS n, sum(amount_minor) AS minor
      FROM payments
-     WHERE source_id = $1 AND status IN ('Success', 'Voided', 'Declined')
+     WHERE source_id = $1 AND status IN ('Success', 'Voided', 'Declined', 'PartiallyRefunded', 'Refunded')
        AND COALESCE((device->>'deviceCreatedDate')::timestamptz, created_at) >= $2::timestamptz
        AND COALESCE((device->>'deviceCreatedDate')::timestamptz, created_at) < $3::timestamptz
-     GROUP BY status, method, currency ORDER BY method, currency`,
+     GROUP BY 1, method, currency ORDER BY method, currency`,
     [sourceId, from, to],
   );
   const pick = (status: string): ShiftRow[] =>

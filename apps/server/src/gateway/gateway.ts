@@ -73,10 +73,22 @@ export interface RecurringSetupRequest {
   instalments: readonly { sequence: number; dueDate: string; amountMinor: number }[];
 }
 
-export interface LookupRequest {
-  /** The idempotency key of the `authorize` (or `tokenize`) call whose outcome is in doubt. */
+export interface RefundRequest {
+  /** The gateway's reference of the charge to refund (`gatewayRef` of its `authorize`). */
+  gatewayRef: string;
+  /** Our key of this refund (Sola: `xInvoice`, hashed), asked about by `lookup` with kind `refund`. */
   idempotencyKey: string;
-  kind: 'authorize' | 'tokenize';
+  /** How much to return, in minor units (≤ what remains of the charge). */
+  amountMinor: number;
+  currency: Currency;
+  /** How the charge was paid (card → Sola's cc:refund, ACH → check:refund). */
+  method: PaymentMethodId;
+}
+
+export interface LookupRequest {
+  /** The idempotency key of the `authorize` (or `tokenize`, or `refund`) call whose outcome is in doubt. */
+  idempotencyKey: string;
+  kind: 'authorize' | 'tokenize' | 'refund';
   amountMinor: number;
   currency: Currency;
   /** When the call was sent (a gateway's report is searched around it). */
@@ -98,7 +110,15 @@ export interface Gateway {
     opts?: CallOptions,
   ): Promise<GatewayResult>;
   /**
-   * What the gateway did with an earlier `authorize`/`tokenize` of this idempotency key whose answer
+   * Return money of a settled charge made earlier by this gateway, in full or in part. Same
+   * contract as `authorize`: a result, `GatewayUnreachable` (nothing refunded), or anything else
+   * thrown (in doubt: recovery asks `lookup` with kind `refund`).
+   */
+  refund(req: RefundRequest, opts?: CallOptions): Promise<GatewayResult>;
+  /** Whether `refund` can return money of a payment made with `method` (charity cards: not by Sola). */
+  refunds(method: PaymentMethodId): boolean;
+  /**
+   * What the gateway did with an earlier `authorize`/`tokenize`/`refund` of this idempotency key whose answer
    * was lost: its result, or `null` when the gateway has no record of it (nothing was charged).
    * Throws when it cannot tell now (the gateway is down): the recovery worker asks again later.
    */

@@ -33,6 +33,8 @@ function fakeGateway(name: string, cfg: { key: string; url: string | null }): Ga
     tokenize: async () => OK,
     void: async () => OK,
     lookup: async () => null,
+    refund: async () => OK,
+    refunds: () => true,
   };
 }
 

@@ -13,6 +13,7 @@ import {
   type GatewayResult,
   GatewayUnreachable,
   type Instrument,
+  type RefundRequest,
 } from './gateway.ts';
 
 /**
@@ -21,8 +22,11 @@ import {
  * - `timeout`: no answer until the caller gives up (nothing charged);
  * - `unreachable`: the request never arrives (nothing charged);
  * - `http-500`: the gateway fails before charging, with an answer that says nothing (in doubt).
+ * The same faults play on refunds (`refund`): `lost` refunds, then loses the answer.
  */
 export type SandboxFault = 'lost' | 'timeout' | 'unreachable' | 'http-500';
+/** The calls a fault can be played on. */
+export type SandboxOp = 'authorize' | 'tokenize' | 'recurringCharge' | 'refund';
 export const SANDBOX_FAULTS: readonly SandboxFault[] = ['lost', 'timeout', 'unreachable', 'http-500'];
 
 export interface SandboxProfile {
@@ -31,10 +35,12 @@ export interface SandboxProfile {
   /** Probability of each fault per charge (authorize, tokenize, recurring charge), e.g. `{ lost: 0.05 }`. */
   faults?: Partial<Record<SandboxFault, number>>;
   /** Tests: choose the fault of one call (overrides `faults`). */
-  faultFor?: (
-    op: 'authorize' | 'tokenize' | 'recurringCharge',
-    idempotencyKey: string,
-  ) => SandboxFault | null;
+  faultFor?: (op: SandboxOp, idempotencyKey: string) => SandboxFault | null;
+  /**
+   * Tests: the outcome of a refund (default: approved, except an amount whose cents are 02, declined,
+   * or 19, failed, like the sandbox cards ending 0002 and 0119).
+   */
+  refundOutcome?: (req: RefundRequest) => SandboxOutcome;
   random?: () => number;
 }
 
@@ -108,7 +114,7 @@ export function sandboxGateway(
   const profile = opts.profile ?? {};
   const latency = profile.latencyMs ?? 0;
   const random = profile.random ?? Math.random;
-  const pickFault = (op: 'authorize' | 'tokenize' | 'recurringCharge', key: string): SandboxFault | null => {
+  const pickFault = (op: SandboxOp, key: string): SandboxFault | null => {
     if (profile.faultFor) return profile.faultFor(op, key);
     for (const f of SANDBOX_FAULTS) {
       const p = profile.faults?.[f];
@@ -121,7 +127,7 @@ export function sandboxGateway(
    * aborted before its latency ran out was never processed.
    */
   const play = async (
-    op: 'authorize' | 'tokenize' | 'recurringCharge',
+    op: SandboxOp,
     key: string,
     signal: AbortSignal | undefined,
     run: () => GatewayResult,
@@ -188,7 +194,8 @@ export function sandboxGateway(
     },
     async lookup(req, callOpts?: CallOptions) {
       if (latency > 0) await sleep(latency, callOpts?.signal);
-      const prefixes = req.kind === 'tokenize' ? ['tok:'] : ['auth:', 'recch:'];
+      const prefixes =
+        req.kind === 'tokenize' ? ['tok:'] : req.kind === 'refund' ? ['refund:'] : ['auth:', 'recch:'];
       for (const prefix of prefixes) {
         const found = seen.get(`${prefix}${req.idempotencyKey}`);
         if (found) return found;
@@ -206,6 +213,34 @@ export function sandboxGateway(
               code: 'UNKNOWN_CHARGE',
               message: 'No such charge',
             },
+      );
+    },
+    refunds: (method) => method === 'Credit_Card' || method === 'ACH',
+    async refund(req, callOpts?: CallOptions) {
+      return play('refund', req.idempotencyKey, callOpts?.signal, () =>
+        once(`refund:${req.idempotencyKey}`, (): GatewayResult => {
+          if (!req.gatewayRef.startsWith('sbx_ch_')) {
+            return {
+              status: 'Error',
+              gatewayRef: null,
+              token: null,
+              code: 'UNKNOWN_CHARGE',
+              message: 'No such charge',
+            };
+          }
+          const cents = req.amountMinor % 100;
+          const outcome: SandboxOutcome =
+            profile.refundOutcome?.(req) ?? (cents === 2 ? 'Declined' : cents === 19 ? 'Error' : 'Success');
+          if (outcome === 'Success') return result('Success', `sbx_rf_${hex(10)}`, false);
+          return {
+            status: outcome,
+            gatewayRef: null,
+            token: null,
+            code: outcome === 'Declined' ? 'REFUND_DECLINED' : 'GATEWAY_ERROR',
+            message:
+              outcome === 'Declined' ? 'The refund was declined' : 'The gateway could not process the refund',
+          };
+        }),
       );
     },
     async setupRecurring(req) {

@@ -707,3 +707,155 @@ describe('duplicates: what Sola does with a repeated xInvoice', () => {
     expect(found.message).toMatch(/2 transactions/);
   });
 });
+
+describe('refunds (cc:refund, check:refund)', () => {
+  const refund = (gatewayRef: string, amountMinor: number, method: 'Credit_Card' | 'ACH', key = newKey()) =>
+    attempt(gw.refund({ gatewayRef, idempotencyKey: key, amountMinor, currency: 'USD', method }));
+
+  it('a card: cc:refund with xRefNum, xAmount #.## and xInvoice; partial refunds up to the original, no more', async () => {
+    const sale = ok(await authorize({ amountMinor: 2500, instrument: cc('4111111111111111') }));
+    const key = newKey();
+    const r = ok(await refund(sale.gatewayRef!, 1000, 'Credit_Card', key));
+    expect(r).toMatchObject({ status: 'Success', code: null });
+    expect(r.gatewayRef).toMatch(/^\d+$/);
+    expect(r.gatewayRef).not.toBe(sale.gatewayRef);
+    const sent = lastReceived();
+    expect(sent.path).toBe('/gatewayjson');
+    expect(sent.fields).toEqual({
+      xkey: '***',
+      xversion: SOLA_API_VERSION,
+      xsoftwarename: 'KupahTest',
+      xsoftwareversion: '9.9.9',
+      xcommand: 'cc:refund',
+      xrefnum: sale.gatewayRef,
+      xamount: '10.00',
+      xinvoice: solaInvoice(key),
+    });
+    expect(ok(await refund(sale.gatewayRef!, 1500, 'Credit_Card')).status).toBe('Success');
+    const over = ok(await refund(sale.gatewayRef!, 1, 'Credit_Card'));
+    expect(over).toMatchObject({ status: 'Error', code: 'SOLA_ERROR' });
+    expect(over.message).toMatch(/exceeds/i);
+    expect(
+      emu
+        .refunds()
+        .filter((x) => x.original === sale.gatewayRef)
+        .map((x) => x.amount),
+    ).toEqual(['10.00', '15.00']);
+  });
+
+  it('a bank account: check:refund with the same fields', async () => {
+    const sale = ok(await authorize({ amountMinor: 4200, instrument: ach() }));
+    const r = ok(await refund(sale.gatewayRef!, 4200, 'ACH'));
+    expect(r.status).toBe('Success');
+    expect(lastReceived().fields).toMatchObject({
+      xcommand: 'check:refund',
+      xrefnum: sale.gatewayRef,
+      xamount: '42.00',
+    });
+    expect(emu.refunds().at(-1)).toMatchObject({ command: 'check:refund', original: sale.gatewayRef });
+  });
+
+  it('charity cards are not refunded by Sola: refunds() says so, refund() sends nothing', async () => {
+    expect(gw.refunds('Credit_Card')).toBe(true);
+    expect(gw.refunds('ACH')).toBe(true);
+    expect(gw.refunds('Provider_1')).toBe(false);
+    const before = emu.requests();
+    const r = ok(
+      await attempt(
+        gw.refund({
+          gatewayRef: '1',
+          idempotencyKey: newKey(),
+          amountMinor: 100,
+          currency: 'USD',
+          method: 'Provider_1',
+        }),
+      ),
+    );
+    expect(r).toMatchObject({ status: 'Error', code: 'METHOD_NOT_SUPPORTED' });
+    expect(emu.requests()).toBe(before);
+  });
+
+  it('an answer lost after the refund → OutcomeUnknown; lookup (kind refund) finds exactly that refund', async () => {
+    const sale = ok(await authorize({ amountMinor: 3000, instrument: cc('4111111111111111') }));
+    const key = newKey();
+    await emu.setFault('drop-after-processing');
+    const err = await refund(sale.gatewayRef!, 700, 'Credit_Card', key);
+    expect(err).toBeInstanceOf(GatewayOutcomeUnknown);
+    await emu.setFault(null);
+    const found = ok(
+      await attempt(
+        gw.lookup({
+          idempotencyKey: key,
+          kind: 'refund',
+          amountMinor: 700,
+          currency: 'USD',
+          sentAt: new Date(clock),
+        }),
+      ),
+    );
+    const made = emu.refunds().filter((x) => x.invoice === solaInvoice(key));
+    expect(made).toHaveLength(1);
+    expect(found).toMatchObject({ status: 'Success', gatewayRef: made[0]!.refNum, message: null });
+    expect(lastReceived().fields).toMatchObject({
+      xcommand: 'report:all',
+      xinvoice: `ai${solaInvoice(key)}`,
+    });
+    // The sale's own invoice is not a refund: a refund lookup of another key finds nothing.
+    expect(
+      await attempt(
+        gw.lookup({
+          idempotencyKey: newKey(),
+          kind: 'refund',
+          amountMinor: 700,
+          currency: 'USD',
+          sentAt: new Date(clock),
+        }),
+      ),
+    ).toBeNull();
+  });
+
+  it('an unsettled sale (emulator holding settlement): the refund is refused, nothing refunded', async () => {
+    const held = await startSolaEmulator({ key: KEY, now: () => clock, settleAtOnce: false });
+    try {
+      const g = solaGateway({ key: KEY, url: held.url });
+      const sale = ok(
+        await attempt(
+          g.authorize({
+            idempotencyKey: newKey(),
+            amountMinor: 500,
+            currency: 'USD',
+            instrument: cc('4111111111111111'),
+          }),
+        ),
+      );
+      const r = ok(
+        await attempt(
+          g.refund({
+            gatewayRef: sale.gatewayRef!,
+            idempotencyKey: newKey(),
+            amountMinor: 500,
+            currency: 'USD',
+            method: 'Credit_Card',
+          }),
+        ),
+      );
+      expect(r).toMatchObject({ status: 'Error', message: 'Original Transaction Not Settled' });
+      expect(held.refunds()).toEqual([]);
+      held.settle();
+      const again = ok(
+        await attempt(
+          g.refund({
+            gatewayRef: sale.gatewayRef!,
+            idempotencyKey: newKey(),
+            amountMinor: 500,
+            currency: 'USD',
+            method: 'Credit_Card',
+          }),
+        ),
+      );
+      expect(again.status).toBe('Success');
+    } finally {
+      await held.close();
+    }
+  });
+});

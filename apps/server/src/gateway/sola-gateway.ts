@@ -1,6 +1,6 @@
 /**
  * The Sola (formerly Cardknox) gateway adapter. It speaks Sola's JSON Transaction API
- * (`…/gatewayjson`) for charges, cards on file and voids, and Sola's Reporting API
+ * (`…/gatewayjson`) for charges, cards on file, voids and refunds, and Sola's Reporting API
  * (`…/reportjson`) to resolve a payment whose answer was lost. See docs/gateways.md, "Sola".
  *
  * Nothing here logs, and no error message or result ever carries the request body, the key,
@@ -177,6 +177,7 @@ function reportDate(ms: number): string {
 
 const SALES = new Set(['cc:sale', 'check:sale']);
 const SAVES = new Set(['cc:save', 'check:save']);
+const REFUNDS = new Set(['cc:refund', 'check:refund']);
 
 export function solaGateway(opts: SolaGatewayOptions): Gateway {
   const url = opts.url ?? SOLA_DEFAULT_URL;
@@ -296,7 +297,7 @@ export function solaGateway(opts: SolaGatewayOptions): Gateway {
     if (!Array.isArray(answer.xReportData)) {
       throw new GatewayOutcomeUnknown('Sola report:all: answer without xReportData');
     }
-    const wanted = req.kind === 'authorize' ? SALES : SAVES;
+    const wanted = req.kind === 'authorize' ? SALES : req.kind === 'refund' ? REFUNDS : SAVES;
     const rows = answer.xReportData.filter(
       (row): row is Answer =>
         row !== null &&
@@ -322,7 +323,7 @@ export function solaGateway(opts: SolaGatewayOptions): Gateway {
         `Sola reports ${rows.length} transactions for this invoice (${refs}); the approved one is used`,
       );
     }
-    if (req.kind === 'authorize') {
+    if (req.kind === 'authorize' || req.kind === 'refund') {
       const amount = solaAmountToMinor(str(row.xRequestAmount) || str(row.xAmount));
       if (amount !== null && amount !== req.amountMinor) {
         notes.push(`Sola's amount ${solaAmount(amount)} differs from ${solaAmount(req.amountMinor)}`);
@@ -414,6 +415,30 @@ export function solaGateway(opts: SolaGatewayOptions): Gateway {
       const prefix = req.method === 'Credit_Card' ? 'cc' : req.method === 'ACH' ? 'check' : null;
       if (!prefix) return notSupported(req.method);
       const answer = await send(url, { xCommand: `${prefix}:void`, xRefNum: req.gatewayRef }, opts?.signal);
+      return toResult(answer);
+    },
+
+    refunds: (method) => method === 'Credit_Card' || method === 'ACH',
+
+    async refund(req, opts) {
+      const prefix = req.method === 'Credit_Card' ? 'cc' : req.method === 'ACH' ? 'check' : null;
+      if (!prefix) return notSupported(req.method);
+      if (!Number.isSafeInteger(req.amountMinor) || req.amountMinor <= 0) {
+        return refused('INVALID_AMOUNT', 'The amount must be a positive whole number of minor units');
+      }
+      // Transaction API, Credit Card / Check pages, "Refund": the original's xRefNum and the amount
+      // to return (partial refunds allowed; Sola refuses more than what remains of the original).
+      // xInvoice (our refund's key, hashed) lets `lookup` find a refund whose answer was lost.
+      const answer = await send(
+        url,
+        {
+          xCommand: `${prefix}:refund`,
+          xRefNum: req.gatewayRef,
+          xAmount: solaAmount(req.amountMinor),
+          xInvoice: solaInvoice(req.idempotencyKey),
+        },
+        opts?.signal,
+      );
       return toResult(answer);
     },
 

@@ -76,6 +76,31 @@ describe('typed client against the real server', () => {
     });
     expect(charged.data?.paymentStatus).toBe('Success');
     const receiptNum = charged.data!.receiptNum!;
+    // A refund (its uniqueTransactionId made by the client), then the rest, then a void is refused.
+    const toRefund = (
+      await form.charge({ orgGUID: org, amount: 30, currency: 'USD', paymentMethodId: 'Credit_Card', card })
+    ).data!.receiptNum!;
+    const refunded = await api.refundPayment({
+      orgGUID: org,
+      receiptNum: toRefund,
+      amount: 12.5,
+      reason: 'overpaid',
+    });
+    expect(refunded.data).toMatchObject({
+      paymentStatus: 'PartiallyRefunded',
+      refundStatus: 'Succeeded',
+      refundAmount: 12.5,
+      remainingAmount: 17.5,
+    });
+    const rest = await api.POST('/v1/External/RefundPayment', {
+      body: {
+        orgGUID: org,
+        receiptNum: toRefund,
+        reason: 'the rest',
+        uniqueTransactionId: crypto.randomUUID(),
+      },
+    });
+    expect(rest.data?.paymentStatus).toBe('Refunded');
     const voided = await api.POST('/v1/External/VoidPayment', { body: { orgGUID: org, receiptNum } });
     expect(voided.data?.paymentStatus).toBe('Voided');
 

@@ -26,9 +26,20 @@ export function createMetrics() {
       registers: [registry],
     }),
     voids: new Counter({ name: 'kupah_voids_total', help: 'Payments voided', registers: [registry] }),
+    refunds: new Counter({
+      name: 'kupah_refunds_total',
+      help: 'Refunds recorded, by outcome (succeeded, failed; released ones are not counted)',
+      labelNames: ['status'] as const,
+      registers: [registry],
+    }),
     paymentsPending: new Gauge({
       name: 'kupah_payments_pending',
       help: 'Payments whose gateway outcome is not known yet (being confirmed by recovery)',
+      registers: [registry],
+    }),
+    refundsPending: new Gauge({
+      name: 'kupah_refunds_pending',
+      help: 'Refunds whose gateway outcome is not known yet (their amount reserved; being confirmed by recovery)',
       registers: [registry],
     }),
     paymentsRecovered: new Counter({

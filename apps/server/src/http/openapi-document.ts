@@ -9,6 +9,7 @@
 export const OPERATION_IDS: Record<string, string> = {
   'post /v1/External/Charge': 'charge',
   'post /v1/External/VoidPayment': 'voidPayment',
+  'post /v1/External/RefundPayment': 'refundPayment',
   'post /v1/External/SchedulePayment': 'schedulePayment',
   'post /v1/External/SchedulePreview': 'schedulePreview',
   'get /v1/External/Schedules': 'listSchedules',
@@ -39,7 +40,7 @@ export const OPERATION_IDS: Record<string, string> = {
 
 /** The operations' tags, described (the document lists every tag an operation uses). */
 export const TAGS: Record<string, string> = {
-  Payments: 'One-time charges and voids (Charge, VoidPayment).',
+  Payments: 'One-time charges, voids and refunds (Charge, VoidPayment, RefundPayment).',
   Schedules: 'Recurring and future-dated payments, their preview and management.',
   'Donors and collectors': 'Create or update donors and collectors (SaveDonor, SaveCollector).',
   'Reasons and campaigns': 'Create or update reasons and campaigns (SaveReason, SaveCampaign).',

@@ -5,7 +5,7 @@ export type Claim =
   | { kind: 'replay'; status: number; body: unknown }
   | { kind: 'conflict'; operation: string }
   | { kind: 'in-progress' }
-  /** No record under the key, but a payment or schedule used it (before its record was purged). */
+  /** No record under the key, but a payment, schedule or refund used it (before its record was purged). */
   | { kind: 'taken' };
 
 /**
@@ -35,7 +35,8 @@ export async function claimKey(
     `WITH taken AS (
        SELECT $5::boolean AND (
          EXISTS (SELECT 1 FROM payments WHERE org_id = $1 AND unique_transaction_id = $2 AND schedule_id IS NULL)
-         OR EXISTS (SELECT 1 FROM schedules WHERE org_id = $1 AND unique_transaction_id = $2)) AS t
+         OR EXISTS (SELECT 1 FROM schedules WHERE org_id = $1 AND unique_transaction_id = $2)
+         OR EXISTS (SELECT 1 FROM refunds WHERE org_id = $1 AND unique_transaction_id = $2)) AS t
      ), ins AS (
        INSERT INTO idempotency_keys (org_id, key, operation, request_hash)
        SELECT $1, $2, $3, $4 WHERE NOT (SELECT t FROM taken)
@@ -62,7 +63,8 @@ export async function claimKey(
     // look once more: answering "used before" then would lose a donation that was never charged.
     const [now] = await tx.query<{ t: boolean }>(
       `SELECT EXISTS (SELECT 1 FROM payments WHERE org_id = $1 AND unique_transaction_id = $2 AND schedule_id IS NULL)
-           OR EXISTS (SELECT 1 FROM schedules WHERE org_id = $1 AND unique_transaction_id = $2) AS t`,
+           OR EXISTS (SELECT 1 FROM schedules WHERE org_id = $1 AND unique_transaction_id = $2)
+           OR EXISTS (SELECT 1 FROM refunds WHERE org_id = $1 AND unique_transaction_id = $2) AS t`,
       [orgId, key],
     );
     return now?.t ? { kind: 'taken' } : { kind: 'in-progress' };

@@ -48,6 +48,7 @@ describe('operations endpoints', () => {
         '/v1/External/Payments/{receiptNum}/Receipt',
         '/v1/External/Payments/{receiptNum}/Receipt/Send',
         '/v1/External/Receipts',
+        '/v1/External/RefundPayment',
         '/v1/External/Reports/Shifts',
         '/v1/External/Reports/Totals',
         '/v1/External/SchedulePayment',

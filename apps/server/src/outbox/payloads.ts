@@ -169,3 +169,31 @@ export function scheduleWebhookBody(s: ScheduleFacts): ScheduleWebhook {
 export function voidWebhookBody(orgGuid: string, receiptNum: string, at: string): VoidWebhook {
   return { orgGuid, statusDateTime: at, paymentNumber: receiptNum, paymentStatus: 'Voided' };
 }
+
+/**
+ * A refund's void webhook (decisions: the void webhook carries the new status): the void webhook's
+ * four fields with `Refunded` or `PartiallyRefunded`, and (extension) the amounts and the reason.
+ */
+export function refundWebhookBody(r: {
+  orgGuid: string;
+  receiptNum: string;
+  at: string;
+  status: 'Refunded' | 'PartiallyRefunded';
+  amountMinor: number;
+  refundMinor: number;
+  refundedMinor: number;
+  currency: string;
+  reason: string | null;
+}): VoidWebhook {
+  return {
+    orgGuid: r.orgGuid,
+    statusDateTime: r.at,
+    paymentNumber: r.receiptNum,
+    paymentStatus: r.status,
+    amount: money(r.amountMinor),
+    refundAmount: money(r.refundMinor),
+    refundedAmount: money(r.refundedMinor),
+    currency: r.currency,
+    refundReason: r.reason,
+  };
+}

@@ -47,6 +47,7 @@ import { type Parties, resolveParties } from './parties.ts';
 import {
   deletePendingPayment,
   findPaymentByReceipt,
+  hasPendingRefund,
   insertPayment,
   lockPaymentById,
   lockPendingPayment,
@@ -745,6 +746,13 @@ export async function voidPayment(deps: Deps, caller: Caller, cmd: VoidCommand):
   await assertMayVoid(deps.db, caller, payment);
   const done: VoidResponse = { receiptNum: payment.receiptNum, paymentStatus: 'Voided', error: NO_ERROR };
   if (payment.status === 'Voided') return done;
+  if (payment.status === 'Success' && (await hasPendingRefund(deps.db, payment.id))) {
+    throw new ApiError(
+      409,
+      ERROR_CODES.INVALID_STATE,
+      `Payment ${payment.receiptNum} has a refund being confirmed with the gateway; it cannot be voided now`,
+    );
+  }
   if (payment.status !== 'Success') {
     throw new ApiError(
       409,

@@ -8,6 +8,10 @@
  * re-sends a charge itself: a gateway with no record of the key charged nothing, so the claim is
  * released (as after an unreachable gateway) and the next request with the same id, a terminal's
  * retry with its sealed card, or the scheduler charges it once.
+ *
+ * Refunds left `pending` are resolved the same way (`recoverRefund`): the gateway is asked about the
+ * refund's key, its answer recorded (status, webhook, corrected receipt, idempotency answer), or
+ * the claim released when the gateway has no record of it.
  */
 import type { Currency } from '@kupah/contracts';
 import type { Deps } from '../deps.ts';
@@ -15,11 +19,16 @@ import type { GatewayResult } from '../gateway/gateway.ts';
 import { completeSchedule } from '../schedules/schedule-service.ts';
 import { finishInstalment } from '../schedules/scheduler.ts';
 import { type ClaimedPayment, finishCharge, type PendingContext, releaseClaim } from './payment-service.ts';
+import { type ClaimedRefund, finishRefund, type RefundContext, releaseRefund } from './refund-service.ts';
 import {
   countPending,
+  countPendingRefunds,
   leasePendingPayments,
+  leasePendingRefunds,
   type PendingPayment,
   postponeRecovery,
+  postponeRefundRecovery,
+  type RefundRow,
   releaseStalePendingSchedules,
 } from './repo.ts';
 
@@ -123,21 +132,95 @@ export function paymentRecovery(deps: Deps, opts: RecoveryOptions = {}) {
     return result.status;
   }
 
-  /** One pass: lease what is due, resolve it; returns how many payments were leased. */
+  /**
+   * Resolve one leased refund the same way: the gateway's record of the refund's key (`lookup`,
+   * kind `refund`) is recorded through `finishRefund`; no record means nothing was refunded, and
+   * the claim is released (the same request may be sent again). A refund is never re-sent here.
+   */
+  async function recoverRefund(
+    r: RefundRow & { orgGatewayRev: number },
+  ): Promise<'succeeded' | 'failed' | 'released' | 'postponed' | 'raced'> {
+    const context = r.context as RefundContext | null;
+    const later = async (note: string) => {
+      await postponeRefundRecovery(
+        db,
+        r.id,
+        new Date(deps.now().getTime() + recoveryBackoffMs(r.recoveryAttempts)),
+        note,
+      );
+      logger.warn({ refundId: r.id, attempts: r.recoveryAttempts, note }, 'pending refund not resolved yet');
+      return 'postponed' as const;
+    };
+    if (!context) return later('no pending context');
+    const gateway = await deps.gateways.forCaller({
+      sandbox: context.sandbox,
+      org: { id: r.orgId, gatewayRev: r.orgGatewayRev },
+    });
+    if (!gateway || gateway.name !== r.gatewayName) {
+      return later(`the organisation's gateway is no longer ${r.gatewayName}: cannot ask it`);
+    }
+    const claimed: ClaimedRefund = {
+      id: r.id,
+      orgId: r.orgId,
+      paymentId: r.paymentId,
+      amountMinor: r.amountMinor,
+      currency: r.currency,
+      reason: r.reason,
+      uniqueTransactionId: r.uniqueTransactionId,
+      gatewayKey: r.gatewayKey,
+      sentAt: r.sentAt,
+      context,
+    };
+    const outcome = await deps.calls.call(r.orgId, gateway.name, (signal) =>
+      gateway.lookup(
+        {
+          idempotencyKey: r.gatewayKey,
+          kind: 'refund',
+          amountMinor: r.amountMinor,
+          currency: r.currency as Currency,
+          sentAt: r.sentAt,
+        },
+        { signal },
+      ),
+    );
+    if (outcome.kind !== 'answered') return later(`lookup failed: ${outcome.reason}`);
+    if (outcome.result === null) {
+      if (!(await db.transaction((tx) => releaseRefund(tx, claimed)))) return 'raced';
+      logger.info({ refundId: r.id }, 'pending refund released: the gateway has no record of it');
+      return 'released';
+    }
+    const body = await finishRefund(deps, claimed, outcome.result);
+    if (!body) return 'raced';
+    logger.info(
+      { receiptNum: context.receiptNum, refundId: r.id, status: body.refundStatus },
+      'pending refund resolved by recovery',
+    );
+    return body.refundStatus === 'Succeeded' ? 'succeeded' : 'failed';
+  }
+
+  /** One pass: lease what is due, resolve it; returns how many payments (and refunds) were leased. */
   async function runOnce(): Promise<number> {
     const now = deps.now();
-    const leased = await leasePendingPayments(db, now, new Date(now.getTime() + lease()), batch);
-    await Promise.all(
-      leased.map((p) =>
+    const until = new Date(now.getTime() + lease());
+    const leased = await leasePendingPayments(db, now, until, batch);
+    const refunds = await leasePendingRefunds(db, now, until, batch);
+    await Promise.all([
+      ...leased.map((p) =>
         recoverOne(p).catch((err) => {
           logger.error({ receiptNum: p.receiptNum, err: String(err) }, 'payment recovery failed');
         }),
       ),
-    );
+      ...refunds.map((r) =>
+        recoverRefund(r).catch((err) => {
+          logger.error({ refundId: r.id, err: String(err) }, 'refund recovery failed');
+        }),
+      ),
+    ]);
     await db.transaction((tx) => releaseStalePendingSchedules(tx, lease(), batch));
     const pending = await countPending(db);
     metrics.paymentsPending.set(pending.total);
-    return leased.length;
+    metrics.refundsPending.set(await countPendingRefunds(db));
+    return Math.max(leased.length, refunds.length);
   }
 
   /** Resolve everything that is due now (tests call this after moving the clock). */
@@ -176,6 +259,7 @@ export function paymentRecovery(deps: Deps, opts: RecoveryOptions = {}) {
     runOnce,
     drain,
     recoverOne,
+    recoverRefund,
     start() {
       if (!stopped) return;
       stopped = false;

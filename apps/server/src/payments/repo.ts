@@ -1,7 +1,14 @@
 import type { Currency, PaymentMethodId } from '@kupah/contracts';
 import type { Sql } from '../db/database.ts';
 
-export type PaymentStatus = 'Pending' | 'Success' | 'Declined' | 'Error' | 'Voided';
+export type PaymentStatus =
+  | 'Pending'
+  | 'Success'
+  | 'Declined'
+  | 'Error'
+  | 'Voided'
+  | 'PartiallyRefunded'
+  | 'Refunded';
 
 /** A payment as claimed before the gateway is called: `Pending`, its request in flight ('sending'). */
 export interface NewPayment {
@@ -408,4 +415,318 @@ export async function listPendingPayments(sql: Sql, orgId: number, limit: number
     recoveryAttempts: Number(r.recovery_attempts),
     note: r.recovery_note,
   }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Refunds
+
+/** A payment as a refund sees it, locked: what was charged, refunded, and is being refunded. */
+export interface PaymentForRefund {
+  id: number;
+  receiptNum: string;
+  status: PaymentStatus;
+  amountMinor: number;
+  refundedMinor: number;
+  /** Refunds of it still `pending` (claimed, outcome not recorded): they count against what remains. */
+  pendingMinor: number;
+  currency: string;
+  method: string;
+  gatewayName: string;
+  gatewayRef: string | null;
+}
+
+/**
+ * Lock a payment of the organisation (FOR UPDATE: concurrent refunds of it queue here) and read
+ * what its refunds hold, after the lock, so a refund committed meanwhile is counted.
+ */
+export async function lockPaymentForRefund(
+  tx: Sql,
+  orgId: number,
+  receiptNum: string,
+): Promise<PaymentForRefund | null> {
+  const [row] = await tx.query<{
+    id: string;
+    receipt_num: string;
+    status: PaymentStatus;
+    amount_minor: string;
+    refunded_minor: string;
+    currency: string;
+    method: string;
+    gateway_name: string;
+    gateway_ref: string | null;
+  }>(
+    `SELECT id, receipt_num, status, amount_minor, refunded_minor, currency, method, gateway_name, gateway_ref
+     FROM payments WHERE org_id = $1 AND upper(receipt_num) = upper($2) FOR UPDATE`,
+    [orgId, receiptNum],
+  );
+  if (!row) return null;
+  const [pending] = await tx.query<{ minor: string | null }>(
+    `SELECT sum(amount_minor) AS minor FROM refunds WHERE payment_id = $1 AND status = 'pending'`,
+    [row.id],
+  );
+  return {
+    id: Number(row.id),
+    receiptNum: row.receipt_num,
+    status: row.status,
+    amountMinor: Number(row.amount_minor),
+    refundedMinor: Number(row.refunded_minor),
+    pendingMinor: Number(pending?.minor ?? 0),
+    currency: row.currency,
+    method: row.method,
+    gatewayName: row.gateway_name,
+    gatewayRef: row.gateway_ref,
+  };
+}
+
+export interface NewRefund {
+  orgId: number;
+  paymentId: number;
+  amountMinor: number;
+  currency: string;
+  reason: string;
+  uniqueTransactionId: string;
+  actor: string | null;
+  gatewayName: string;
+  gatewayKey: string;
+  context: unknown;
+  at: Date;
+  recoveryAfter: Date;
+}
+
+/** Claim a refund: `pending`, its gateway request about to be sent. */
+export async function insertRefund(tx: Sql, r: NewRefund): Promise<number> {
+  const [row] = await tx.query<{ id: string }>(
+    `INSERT INTO refunds (org_id, payment_id, amount_minor, currency, reason, status, unique_transaction_id, actor,
+       gateway_name, gateway_key, gateway_state, gateway_sent_at, recovery_after, pending_context, created_at)
+     VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7, $8, $9, 'sending', $10, $11, $12::jsonb, $10)
+     RETURNING id`,
+    [
+      r.orgId,
+      r.paymentId,
+      r.amountMinor,
+      r.currency,
+      r.reason,
+      r.uniqueTransactionId,
+      r.actor,
+      r.gatewayName,
+      r.gatewayKey,
+      r.at.toISOString(),
+      r.recoveryAfter.toISOString(),
+      JSON.stringify(r.context),
+    ],
+  );
+  return Number(row!.id);
+}
+
+export interface RefundRow {
+  id: number;
+  orgId: number;
+  paymentId: number;
+  amountMinor: number;
+  currency: string;
+  reason: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  uniqueTransactionId: string;
+  actor: string | null;
+  gatewayName: string;
+  gatewayKey: string;
+  gatewayRef: string | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  gatewayState: 'sending' | 'in_doubt' | null;
+  sentAt: Date;
+  recoveryAttempts: number;
+  context: unknown;
+  createdAt: Date;
+  resolvedAt: Date | null;
+}
+
+interface RawRefund {
+  id: string;
+  org_id: string;
+  payment_id: string;
+  amount_minor: string;
+  currency: string;
+  reason: string;
+  status: RefundRow['status'];
+  unique_transaction_id: string;
+  actor: string | null;
+  gateway_name: string;
+  gateway_key: string;
+  gateway_ref: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  gateway_state: RefundRow['gatewayState'];
+  gateway_sent_at: Date | string | null;
+  recovery_attempts: number;
+  pending_context: unknown;
+  created_at: Date | string;
+  resolved_at: Date | string | null;
+}
+
+const REFUND_COLS = `id, org_id, payment_id, amount_minor, currency, reason, status, unique_transaction_id, actor,
+  gateway_name, gateway_key, gateway_ref, error_code, error_message, gateway_state, gateway_sent_at,
+  recovery_attempts, pending_context, created_at, resolved_at`;
+
+const toRefund = (r: RawRefund): RefundRow => ({
+  id: Number(r.id),
+  orgId: Number(r.org_id),
+  paymentId: Number(r.payment_id),
+  amountMinor: Number(r.amount_minor),
+  currency: r.currency,
+  reason: r.reason,
+  status: r.status,
+  uniqueTransactionId: r.unique_transaction_id,
+  actor: r.actor,
+  gatewayName: r.gateway_name,
+  gatewayKey: r.gateway_key,
+  gatewayRef: r.gateway_ref,
+  errorCode: r.error_code,
+  errorMessage: r.error_message,
+  gatewayState: r.gateway_state,
+  sentAt: new Date(r.gateway_sent_at ?? r.created_at),
+  recoveryAttempts: Number(r.recovery_attempts),
+  context: r.pending_context,
+  createdAt: new Date(r.created_at),
+  resolvedAt: r.resolved_at === null ? null : new Date(r.resolved_at),
+});
+
+/** The refund made under a uniqueTransactionId of the organisation, if any. */
+export async function findRefundByKey(sql: Sql, orgId: number, key: string): Promise<RefundRow | null> {
+  const [row] = await sql.query<RawRefund>(
+    `SELECT ${REFUND_COLS} FROM refunds WHERE org_id = $1 AND unique_transaction_id = $2`,
+    [orgId, key],
+  );
+  return row ? toRefund(row) : null;
+}
+
+/** Every refund of a payment, oldest first. */
+export async function listRefunds(sql: Sql, paymentId: number): Promise<RefundRow[]> {
+  const rows = await sql.query<RawRefund>(
+    `SELECT ${REFUND_COLS} FROM refunds WHERE payment_id = $1 ORDER BY id`,
+    [paymentId],
+  );
+  return rows.map(toRefund);
+}
+
+/**
+ * Record the gateway's outcome of a pending refund (false: it was no longer pending, someone
+ * recorded or released it first).
+ */
+export async function recordRefundOutcome(
+  tx: Sql,
+  id: number,
+  o: {
+    status: 'succeeded' | 'failed';
+    gatewayRef: string | null;
+    errorCode: string | null;
+    errorMessage: string | null;
+    at: Date;
+  },
+): Promise<boolean> {
+  const rows = await tx.query(
+    `UPDATE refunds SET status = $2, gateway_ref = $3, error_code = $4, error_message = $5, resolved_at = $6,
+       gateway_state = NULL, recovery_after = NULL, pending_context = NULL
+     WHERE id = $1 AND status = 'pending' RETURNING id`,
+    [id, o.status, o.gatewayRef, o.errorCode, o.errorMessage, o.at.toISOString()],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * Add a succeeded refund to its payment (locked by `lockPaymentForRefund`): `Refunded` once all of
+ * it is returned, else `PartiallyRefunded`. The table's CHECK forbids refunding more than charged.
+ */
+export async function applyRefund(
+  tx: Sql,
+  paymentId: number,
+  amountMinor: number,
+  at: Date,
+): Promise<{ status: PaymentStatus; refundedMinor: number; amountMinor: number } | null> {
+  const [row] = await tx.query<{ status: PaymentStatus; refunded_minor: string; amount_minor: string }>(
+    `UPDATE payments SET refunded_minor = refunded_minor + $2, refunded_at = $3,
+       status = CASE WHEN refunded_minor + $2 = amount_minor THEN 'Refunded' ELSE 'PartiallyRefunded' END
+     WHERE id = $1 AND status IN ('Success', 'PartiallyRefunded')
+     RETURNING status, refunded_minor, amount_minor`,
+    [paymentId, amountMinor, at.toISOString()],
+  );
+  return row
+    ? { status: row.status, refundedMinor: Number(row.refunded_minor), amountMinor: Number(row.amount_minor) }
+    : null;
+}
+
+/** Forget a pending refund whose request certainly never reached the gateway (false: no longer pending). */
+export async function deletePendingRefund(tx: Sql, id: number): Promise<boolean> {
+  const rows = await tx.query(`DELETE FROM refunds WHERE id = $1 AND status = 'pending' RETURNING id`, [id]);
+  return rows.length > 0;
+}
+
+/** The refund's gateway call ended without an outcome: recovery asks the gateway after `recoveryAfter`. */
+export async function markRefundInDoubt(
+  sql: Sql,
+  id: number,
+  recoveryAfter: Date,
+  note: string,
+): Promise<void> {
+  await sql.query(
+    `UPDATE refunds SET gateway_state = 'in_doubt', recovery_after = $2, recovery_note = $3
+     WHERE id = $1 AND status = 'pending'`,
+    [id, recoveryAfter.toISOString(), note],
+  );
+}
+
+/**
+ * Lease up to `limit` pending refunds whose time has come (in doubt, or claimed by a request that
+ * never finished), as `leasePendingPayments` does for payments (FOR UPDATE SKIP LOCKED).
+ */
+export async function leasePendingRefunds(
+  sql: Sql,
+  now: Date,
+  leaseUntil: Date,
+  limit: number,
+): Promise<(RefundRow & { orgGatewayRev: number })[]> {
+  const rows = await sql.query<RawRefund & { gateway_rev: number | null }>(
+    `UPDATE refunds r SET recovery_after = $2, recovery_attempts = r.recovery_attempts + 1
+     FROM (SELECT id FROM refunds WHERE status = 'pending' AND recovery_after <= $1
+           ORDER BY recovery_after, id LIMIT $3 FOR UPDATE SKIP LOCKED) due
+     WHERE r.id = due.id
+     RETURNING ${REFUND_COLS.split(',')
+       .map((c) => `r.${c.trim()}`)
+       .join(', ')}, (SELECT gateway_rev FROM orgs o WHERE o.id = r.org_id) AS gateway_rev`,
+    [now.toISOString(), leaseUntil.toISOString(), limit],
+  );
+  return rows.map((r) => ({
+    ...toRefund(r),
+    orgGatewayRev: r.gateway_rev == null ? -1 : Number(r.gateway_rev),
+  }));
+}
+
+/** Recovery could not tell yet: ask again after `retryAt`. */
+export async function postponeRefundRecovery(
+  sql: Sql,
+  id: number,
+  retryAt: Date,
+  note: string,
+): Promise<void> {
+  await sql.query(
+    `UPDATE refunds SET recovery_after = $2, recovery_note = $3, gateway_state = 'in_doubt'
+     WHERE id = $1 AND status = 'pending'`,
+    [id, retryAt.toISOString(), note],
+  );
+}
+
+/** Whether a refund of this payment is pending (claimed, outcome not recorded). */
+export async function hasPendingRefund(sql: Sql, paymentId: number): Promise<boolean> {
+  const rows = await sql.query(`SELECT 1 FROM refunds WHERE payment_id = $1 AND status = 'pending' LIMIT 1`, [
+    paymentId,
+  ]);
+  return rows.length > 0;
+}
+
+/** How many refunds are pending (a gauge for /metrics). */
+export async function countPendingRefunds(sql: Sql): Promise<number> {
+  const [row] = await sql.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM refunds WHERE status = 'pending'`,
+  );
+  return Number(row?.n ?? 0);
 }

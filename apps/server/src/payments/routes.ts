@@ -1,5 +1,12 @@
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
-import { chargeRequest, chargeResponse, voidRequest, voidResponse } from '@kupah/contracts';
+import {
+  chargeRequest,
+  chargeResponse,
+  refundRequest,
+  refundResponse,
+  voidRequest,
+  voidResponse,
+} from '@kupah/contracts';
 import { fingerprintsOf } from '../abuse/fingerprint.ts';
 import { settleBlock } from '../abuse/limits.ts';
 import { authenticate } from '../auth/middleware.ts';
@@ -8,6 +15,7 @@ import { ERROR_RESPONSES, jsonBody, jsonOk, validBody } from '../http/openapi.ts
 import type { TokenBuckets } from '../http/rate-limit.ts';
 import { commandHash } from '../http/request-hash.ts';
 import { charge, voidPayment } from './payment-service.ts';
+import { refundByApi } from './refund-service.ts';
 
 export function paymentRoutes(buckets: TokenBuckets) {
   const chargeRoute = createRoute({
@@ -42,6 +50,27 @@ export function paymentRoutes(buckets: TokenBuckets) {
     request: jsonBody(voidRequest, 'Receipt number to void'),
     responses: { ...jsonOk(voidResponse, 'Voided'), ...ERROR_RESPONSES },
   });
+  const refundRoute = createRoute({
+    method: 'post',
+    path: '/v1/External/RefundPayment',
+    tags: ['Payments'],
+    summary: 'Refund a settled payment, in full or in part',
+    description:
+      'Extension. Returns money of a Success (or PartiallyRefunded) payment through the gateway that charged it: ' +
+      '`amount` (major units) or, absent, everything that remains. The payment becomes PartiallyRefunded, then ' +
+      'Refunded once all of it is returned; the void webhook (6.3) follows with that status and the amounts. ' +
+      'API key only. uniqueTransactionId identifies the refund as it does a Charge: the same request again replays ' +
+      'its answer and refunds nothing more. A refund the gateway refuses answers 200 with refundStatus Failed (the ' +
+      'payment is unchanged); one whose answer was lost answers refundStatus Pending with REFUND_PENDING (send the ' +
+      'same request later). 409 PAYMENT_NOT_REFUNDABLE for a voided, declined, failed or pending payment, ' +
+      'REFUND_EXCEEDS_REMAINING for more than remains, REFUND_NOT_SUPPORTED for a method the gateway cannot ' +
+      'refund (charity cards). Refunds are never turned into voids: before settlement, void the payment ' +
+      '(VoidPayment); a gateway that refuses to refund an unsettled charge answers Failed with its code.',
+    security: [{ ApiKey: [] }],
+    middleware: [authenticate({ source: false, apiKey: true }, buckets)] as const,
+    request: jsonBody(refundRequest, 'The payment, the amount (optional) and the reason of the refund'),
+    responses: { ...jsonOk(refundResponse, 'Refund result'), ...ERROR_RESPONSES },
+  });
   return new OpenAPIHono<AppEnv>()
     .openapi(chargeRoute, async (c) => {
       const command = validBody(c.req, chargeRequest);
@@ -59,5 +88,10 @@ export function paymentRoutes(buckets: TokenBuckets) {
     })
     .openapi(voidRoute, async (c) =>
       c.json(await voidPayment(c.var.deps, c.var.caller, validBody(c.req, voidRequest)), 200),
-    );
+    )
+    .openapi(refundRoute, async (c) => {
+      const command = validBody(c.req, refundRequest);
+      const hash = commandHash(command, c.var.deps.requestHashKey, fingerprintsOf(c.var.deps));
+      return c.json(await refundByApi(c.var.deps, c.var.caller, command, hash), 200);
+    });
 }

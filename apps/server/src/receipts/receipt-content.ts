@@ -10,8 +10,11 @@ import type { OrgSettings } from '../orgs/settings.ts';
 /** A payment as a receipt tells it (loaded by repo.ts; never a card number: brand and last 4 only). */
 export interface ReceiptFacts {
   receiptNum: string;
-  status: 'Success' | 'Voided';
+  status: 'Success' | 'Voided' | 'PartiallyRefunded' | 'Refunded';
   amountMinor: number;
+  /** Refunded so far (0 when none), and when last. */
+  refundedMinor: number;
+  refundedAt: Date | null;
   currency: string;
   method: string;
   brand: string | null;
@@ -146,6 +149,14 @@ const LABELS = {
     correction:
       'CORRECTED RECEIPT: this donation was voided on {date} and the amount was not collected. It replaces ' +
       'the receipt issued before and is not valid for a tax deduction.',
+    refundedInFull:
+      'CORRECTED RECEIPT: this donation was refunded in full on {date}. It replaces the receipt issued before ' +
+      'and is not valid for a tax deduction.',
+    refundedInPart:
+      'CORRECTED RECEIPT: {refunded} of this donation was refunded on {date}; the donation is now {net}. It ' +
+      'replaces the receipt issued before.',
+    refunded: 'Refunded',
+    net: 'Donation after refunds',
     receiptNum: 'Receipt number',
     date: 'Date',
     amount: 'Amount',
@@ -177,6 +188,12 @@ const LABELS = {
     correction:
       'קבלה מתוקנת: תרומה זו בוטלה בתאריך {date} והסכום לא נגבה. קבלה זו מחליפה את הקבלה הקודמת ואינה מזכה ' +
       'בזיכוי ממס.',
+    refundedInFull:
+      'קבלה מתוקנת: תרומה זו הוחזרה במלואה בתאריך {date}. קבלה זו מחליפה את הקבלה הקודמת ואינה מזכה בזיכוי ממס.',
+    refundedInPart:
+      'קבלה מתוקנת: {refunded} מתרומה זו הוחזרו בתאריך {date}; סכום התרומה כעת {net}. קבלה זו מחליפה את הקבלה הקודמת.',
+    refunded: 'הוחזר',
+    net: 'סכום התרומה לאחר החזר',
     receiptNum: 'מספר קבלה',
     date: 'תאריך',
     amount: 'סכום',
@@ -347,6 +364,10 @@ export function receiptDocument(
     { label: L.amount, value: money(f.amountMinor) },
     { label: L.method, value: methodText(f, org, language) },
   ];
+  if (f.refundedMinor > 0) {
+    rows.push({ label: L.refunded, value: money(f.refundedMinor) });
+    rows.push({ label: L.net, value: money(f.amountMinor - f.refundedMinor) });
+  }
   if (f.campaign) rows.push({ label: L.campaign, value: f.campaign.name ?? `#${f.campaign.number}` });
   if (f.reasons.length === 1) rows.push({ label: L.reason, value: reasonName(f.reasons[0]!, language) });
   for (const r of f.reasons.length > 1 ? f.reasons : []) {
@@ -374,14 +395,23 @@ export function receiptDocument(
     });
     if (s.nextDate) rows.push({ label: L.next, value: formatDate(s.nextDate, language) });
   }
+  const refundDate = () => formatDate(civilDateIn(f.refundedAt ?? f.paidAt, tz), language, false);
   const notice =
     kind === 'correction' && f.status === 'Voided'
       ? fill(L.correction, {
           date: formatDate(civilDateIn(f.voidedAt ?? f.paidAt, tz), language, false),
         })
-      : kind === 'copy'
-        ? L.copy
-        : null;
+      : kind === 'correction' && f.status === 'Refunded'
+        ? fill(L.refundedInFull, { date: refundDate() })
+        : kind === 'correction' && f.status === 'PartiallyRefunded'
+          ? fill(L.refundedInPart, {
+              date: refundDate(),
+              refunded: money(f.refundedMinor),
+              net: money(f.amountMinor - f.refundedMinor),
+            })
+          : kind === 'copy'
+            ? L.copy
+            : null;
   return {
     language,
     rtl: language === 'he',
@@ -390,7 +420,7 @@ export function receiptDocument(
     notice,
     rows,
     table: null,
-    statement: f.status === 'Voided' ? [] : [taxStatement(org, language)],
+    statement: f.status === 'Voided' || f.status === 'Refunded' ? [] : [taxStatement(org, language)],
     footer: L.footer,
   };
 }

@@ -83,9 +83,13 @@ export async function queueReceipt(
   });
 }
 
-/** In the void's transaction: a corrected receipt to wherever the receipt went. */
-export const queueCorrections = (tx: Sql, paymentId: number, at: Date): Promise<number> =>
-  insertCorrections(tx, paymentId, at);
+/** In the void's (or refund's) transaction: a corrected receipt to wherever the receipt went. */
+export const queueCorrections = (
+  tx: Sql,
+  paymentId: number,
+  at: Date,
+  refundId: number | null = null,
+): Promise<number> => insertCorrections(tx, paymentId, at, refundId);
 
 export function toDeliveryView(d: DeliveryRow): ReceiptDelivery {
   return {
@@ -112,9 +116,9 @@ async function paymentOf(deps: Deps, org: Org, receiptNum: string): Promise<Rece
   return payment;
 }
 
-/** The receipt as it stands: a voided payment's is the corrected one. */
+/** The receipt as it stands: a voided or refunded payment's is the corrected one. */
 function documentOf(payment: ReceiptPayment, org: Org, language: ReceiptLanguage, kind: ReceiptKind) {
-  const k = payment.facts.status === 'Voided' ? 'correction' : kind === 'annual' ? 'receipt' : kind;
+  const k = payment.facts.status !== 'Success' ? 'correction' : kind === 'annual' ? 'receipt' : kind;
   return receiptDocument(payment.facts, org, language, k);
 }
 

@@ -32,7 +32,10 @@ interface ScheduleRow {
   next_date: string | null;
 }
 
-/** A Success or Voided payment as its receipt tells it (null: unknown, or not a receipted state). */
+/**
+ * A Success, Voided, PartiallyRefunded or Refunded payment as its receipt tells it (null: unknown,
+ * or not a receipted state).
+ */
 export async function loadReceiptPayment(
   sql: Sql,
   orgId: number,
@@ -42,8 +45,10 @@ export async function loadReceiptPayment(
     id: string;
     org_id: string;
     receipt_num: string;
-    status: 'Success' | 'Voided';
+    status: ReceiptFacts['status'];
     amount_minor: string;
+    refunded_minor: string;
+    refunded_at: Date | null;
     currency: string;
     method: string;
     brand: string | null;
@@ -66,7 +71,7 @@ export async function loadReceiptPayment(
     schedule_id: string | null;
     instalment_seq: number | null;
   }>(
-    `SELECT p.id, p.org_id, p.receipt_num, p.status, p.amount_minor, p.currency, p.method, p.brand, p.last4,
+    `SELECT p.id, p.org_id, p.receipt_num, p.status, p.amount_minor, p.refunded_minor, p.refunded_at, p.currency, p.method, p.brand, p.last4,
        p.payment_date, p.voided_at, p.note, p.is_anonymous, p.source_id, dv.id AS device_id, p.donor_id,
        d.account_num, d.first_name, d.last_name, d.first_name_hebrew, d.last_name_hebrew, d.emails,
        c.number AS campaign_number, COALESCE(c.name, c.friendly_name) AS campaign_name,
@@ -75,7 +80,7 @@ export async function loadReceiptPayment(
      LEFT JOIN donors d ON d.id = p.donor_id
      LEFT JOIN campaigns c ON c.id = p.campaign_id
      LEFT JOIN devices dv ON dv.source_id = p.source_id
-     WHERE p.org_id = $1 AND upper(p.receipt_num) = upper($2) AND p.status IN ('Success', 'Voided')`,
+     WHERE p.org_id = $1 AND upper(p.receipt_num) = upper($2) AND p.status IN ('Success', 'Voided', 'PartiallyRefunded', 'Refunded')`,
     [orgId, receiptNum.trim()],
   );
   if (!p) return null;
@@ -138,6 +143,8 @@ export async function loadReceiptPayment(
       last4: p.last4,
       paidAt: new Date(p.payment_date),
       voidedAt: p.voided_at === null ? null : new Date(p.voided_at),
+      refundedMinor: Number(p.refunded_minor),
+      refundedAt: p.refunded_at === null ? null : new Date(p.refunded_at),
       note: p.note,
       isAnonymous: p.is_anonymous,
       donor,
@@ -268,19 +275,25 @@ export async function insertDelivery(tx: Sql, d: NewDelivery): Promise<number | 
 }
 
 /**
- * After a void: a correction to every address the receipt went (or was to go) to, in the
- * language it was in, in the void's transaction.
+ * After a void (or a refund: `refundId`, one correction per refund): a correction to every address
+ * the receipt went (or was to go) to, in the language it was in, in the void's (refund's) transaction.
  */
-export async function insertCorrections(tx: Sql, paymentId: number, at: Date): Promise<number> {
+export async function insertCorrections(
+  tx: Sql,
+  paymentId: number,
+  at: Date,
+  refundId: number | null = null,
+): Promise<number> {
   const rows = await tx.query<{ id: string }>(
     `INSERT INTO receipt_deliveries (org_id, payment_id, kind, to_address, language, status, next_attempt_at,
-       message_id, created_at)
+       message_id, created_at, refund_id)
      SELECT DISTINCT ON (lower(r.to_address)) r.org_id, r.payment_id, 'correction', r.to_address, r.language,
-       'pending', $2::timestamptz, '<correction.' || gen_random_uuid() || '@receipts.kupah>', $2::timestamptz
+       'pending', $2::timestamptz, '<correction.' || gen_random_uuid() || '@receipts.kupah>', $2::timestamptz,
+       $3::bigint
      FROM receipt_deliveries r WHERE r.payment_id = $1 AND r.kind = 'receipt'
      ORDER BY lower(r.to_address), r.id
      ON CONFLICT DO NOTHING RETURNING id`,
-    [paymentId, at.toISOString()],
+    [paymentId, at.toISOString(), refundId],
   );
   if (rows.length > 0) await tx.query(`SELECT pg_notify('${RECEIPT_CHANNEL}', '')`);
   return rows.length;
@@ -419,13 +432,14 @@ export async function giftsOfYear(
     reasons: { name: string | null; nameHebrew: string | null }[] | null;
   }>(
     `SELECT p.donor_id, d.account_num, d.first_name, d.last_name, d.first_name_hebrew, d.last_name_hebrew, d.emails,
-       p.receipt_num, p.payment_date, p.amount_minor, p.currency, COALESCE(c.name, c.friendly_name) AS campaign,
+       p.receipt_num, p.payment_date, p.amount_minor - p.refunded_minor AS amount_minor, p.currency,
+       COALESCE(c.name, c.friendly_name) AS campaign,
        CASE WHEN p.reason_count > 0 THEN (SELECT json_agg(json_build_object('name', r.name, 'nameHebrew', r.name_hebrew) ORDER BY r.number)
          FROM payment_reasons pr JOIN reasons r ON r.id = pr.reason_id WHERE pr.payment_id = p.id) END AS reasons
      FROM payments p
      JOIN donors d ON d.id = p.donor_id
      LEFT JOIN campaigns c ON c.id = p.campaign_id
-     WHERE p.org_id = $1 AND p.status = 'Success' AND p.donor_id IS NOT NULL
+     WHERE p.org_id = $1 AND p.status IN ('Success', 'PartiallyRefunded') AND p.donor_id IS NOT NULL
        AND p.payment_date >= make_date($2, 1, 1)::timestamp AT TIME ZONE $3
        AND p.payment_date < make_date($2 + 1, 1, 1)::timestamp AT TIME ZONE $3
        AND ($4::bigint IS NULL OR p.donor_id = $4)

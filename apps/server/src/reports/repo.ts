@@ -4,7 +4,10 @@
  * covering index `payments_totals` (an index-only scan), a donor's payments by `payments_donor`.
  */
 import type { Sql } from '../db/database.ts';
-import type { PaymentStatus } from '../payments/repo.ts';
+import { listRefunds, type PaymentStatus } from '../payments/repo.ts';
+
+/** A payment's refunds, oldest first (failed and pending ones too). */
+export const paymentRefunds = listRefunds;
 
 export interface PaymentFilter {
   /** Resolved bounds (a date is already the organisation's midnight): created at or after, before. */
@@ -59,6 +62,7 @@ export interface PaymentRow {
   last4: string | null;
   voidedAt: Date | null;
   voidReason: string | null;
+  refundedMinor: number;
   errorCode: string | null;
   errorMessage: string | null;
   uniqueTransactionId: string | null;
@@ -122,7 +126,7 @@ SELECT p.id, p.receipt_num, p.status, p.amount_minor, p.currency, p.method, p.cr
   s.schedule_num, p.instalment_seq,
   CASE WHEN src.kind IS NOT NULL THEN src.kind WHEN p.api_key_id IS NOT NULL THEN 'apiKey' END AS source,
   dev.device_id, COALESCE(p.device->>'deviceName', dev.name) AS device_name,
-  p.brand, p.last4, p.voided_at, p.void_reason, p.error_code, p.error_message, p.unique_transaction_id,
+  p.brand, p.last4, p.voided_at, p.void_reason, p.refunded_minor, p.error_code, p.error_message, p.unique_transaction_id,
   p.note, p.is_anonymous, p.card_holder_name, p.donor_created, p.gateway_name, p.gateway_ref, p.device
 FROM payments p
 LEFT JOIN donors d ON d.id = p.donor_id
@@ -157,6 +161,7 @@ interface RawPayment {
   last4: string | null;
   voided_at: Date | null;
   void_reason: string | null;
+  refunded_minor: string | number;
   error_code: string | null;
   error_message: string | null;
   unique_transaction_id: string | null;
@@ -198,6 +203,7 @@ function toRow(r: RawPayment): PaymentRow {
     last4: r.last4,
     voidedAt: r.voided_at === null ? null : asDate(r.voided_at),
     voidReason: r.void_reason,
+    refundedMinor: Number(r.refunded_minor ?? 0),
     errorCode: r.error_code,
     errorMessage: r.error_message,
     uniqueTransactionId: r.unique_transaction_id,
@@ -380,6 +386,9 @@ export interface TotalsRowRaw {
   sMinor: number;
   vCount: number;
   vMinor: number;
+  /** Payments refunded in part or in full, and the money refunded (their gross is in s*). */
+  rCount: number;
+  rMinor: number;
   dCount: number;
   dMinor: number;
   eCount: number;
@@ -395,6 +404,8 @@ interface Cell {
   status: string;
   n: string | number;
   minor: string | number;
+  /** The money refunded of these payments. */
+  rminor: string | number | null;
 }
 
 /** The column each grouping aggregates on, in the covering index `payments_totals`. */
@@ -457,6 +468,8 @@ function pivot(
         sMinor: 0,
         vCount: 0,
         vMinor: 0,
+        rCount: 0,
+        rMinor: 0,
         dCount: 0,
         dMinor: 0,
         eCount: 0,
@@ -466,12 +479,19 @@ function pivot(
     }
     const n = Number(c.n);
     const minor = Number(c.minor);
-    const part = { Success: 's', Voided: 'v', Declined: 'd', Error: 'e' }[c.status] as
-      | 's'
-      | 'v'
-      | 'd'
-      | 'e'
-      | undefined;
+    if (c.status === 'PartiallyRefunded' || c.status === 'Refunded') {
+      // Charged (gross, in succeeded), and refunded (in part or in full).
+      row.rCount += n;
+      row.rMinor += Number(c.rminor ?? 0);
+    }
+    const part = {
+      Success: 's',
+      PartiallyRefunded: 's',
+      Refunded: 's',
+      Voided: 'v',
+      Declined: 'd',
+      Error: 'e',
+    }[c.status] as 's' | 'v' | 'd' | 'e' | undefined;
     if (part === undefined) continue;
     row[`${part}Count`] += n;
     row[`${part}Minor`] += minor;
@@ -498,13 +518,18 @@ export async function totals(
   if (groupBy === 'reason') {
     const [shares, payments] = await Promise.all([
       sql.query<Cell>(
-        `SELECT gid::text AS gid, currency, status, n, minor FROM (
-           SELECT reason_id AS gid, currency, status, count(*) AS n, sum(amount_minor) AS minor
-           FROM payment_reasons WHERE ${RANGE} GROUP BY reason_id, currency, status) g`,
+        // A reason's share of a refund is proportional to its share of the payment (rounded down).
+        `SELECT gid::text AS gid, currency, status, n, minor, rminor FROM (
+           SELECT reason_id AS gid, currency, status, count(*) AS n, sum(amount_minor) AS minor,
+             sum(CASE WHEN status IN ('PartiallyRefunded', 'Refunded') THEN
+               (SELECT pr.amount_minor * p.refunded_minor / p.amount_minor FROM payments p WHERE p.id = pr.payment_id)
+             END) AS rminor
+           FROM payment_reasons pr WHERE ${RANGE} GROUP BY reason_id, currency, status) g`,
         params,
       ),
       sql.query<Cell>(
-        `SELECT CASE WHEN reason_count = 0 THEN 'none' END AS gid, currency, status, count(*) AS n, sum(amount_minor) AS minor
+        `SELECT CASE WHEN reason_count = 0 THEN 'none' END AS gid, currency, status, count(*) AS n, sum(amount_minor) AS minor,
+           sum(refunded_minor) AS rminor
          FROM payments WHERE ${RANGE} GROUP BY reason_count = 0, currency, status`,
         params,
       ),
@@ -514,8 +539,9 @@ export async function totals(
   } else {
     // Grouped on the raw column; only the few groups are turned into text.
     cells = await sql.query<Cell>(
-      `SELECT gid::text AS gid, currency, status, n, minor FROM (
-         SELECT ${GROUP_COLUMN[groupBy]} AS gid, currency, status, count(*) AS n, sum(amount_minor) AS minor
+      `SELECT gid::text AS gid, currency, status, n, minor, rminor FROM (
+         SELECT ${GROUP_COLUMN[groupBy]} AS gid, currency, status, count(*) AS n, sum(amount_minor) AS minor,
+           sum(refunded_minor) AS rminor
          FROM payments WHERE ${RANGE} GROUP BY 1, currency, status) g`,
       params,
     );
@@ -545,7 +571,10 @@ function compareKeys(a: string | null, b: string | null, groupBy: GroupBy): numb
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Successful payments (not voided) of a donor per civil year of the organisation and currency. */
+/**
+ * Successful payments (not voided, not refunded in full) of a donor per civil year of the
+ * organisation and currency, net of what was refunded of them.
+ */
 export async function donorYearTotals(
   sql: Sql,
   orgId: number,
@@ -554,8 +583,8 @@ export async function donorYearTotals(
 ): Promise<{ year: number; currency: string; count: number; amountMinor: number }[]> {
   const rows = await sql.query<{ year: number; currency: string; count: string; minor: string }>(
     `SELECT extract(year FROM created_at AT TIME ZONE $3)::int AS year, currency, count(*) AS count,
-            sum(amount_minor) AS minor
-     FROM payments WHERE org_id = $1 AND donor_id = $2 AND status = 'Success'
+            sum(amount_minor - refunded_minor) AS minor
+     FROM payments WHERE org_id = $1 AND donor_id = $2 AND status IN ('Success', 'PartiallyRefunded')
      GROUP BY 1, 2 ORDER BY 1 DESC, 2`,
     [orgId, donorId, tz],
   );

@@ -35,6 +35,7 @@ import {
   type PaymentRow,
   paymentDeliveries,
   paymentReasons,
+  paymentRefunds,
   resolveRange,
   searchDonorIds,
   type TotalsRowRaw,
@@ -145,6 +146,8 @@ export function toSummary(r: PaymentRow): PaymentSummary {
     brand: r.brand,
     last4Digits: r.last4,
     voidedAt: r.voidedAt?.toISOString() ?? null,
+    refundedAmount: fromMinorUnits(r.refundedMinor),
+    refundedMinor: r.refundedMinor,
     errorCode: r.errorCode,
   };
 }
@@ -237,6 +240,7 @@ const CSV_COLUMNS: [string, (r: PaymentRow) => string | number | null][] = [
   ['last4Digits', (r) => r.last4],
   ['gatewayRefNum', (r) => r.gatewayRef],
   ['voidedAt', (r) => r.voidedAt?.toISOString() ?? null],
+  ['refundedAmount', (r) => money(r.refundedMinor)],
   ['errorCode', (r) => r.errorCode],
 ];
 
@@ -287,9 +291,10 @@ export async function getPayment(
   checkOrg(caller, q);
   const row = await findPaymentRow(deps.db, caller.org.id, receiptNum);
   if (!row) throw notFound(`Payment ${receiptNum}`);
-  const [reasons, deliveries] = await Promise.all([
+  const [reasons, deliveries, refunds] = await Promise.all([
     paymentReasons(deps.db, row.id),
     paymentDeliveries(deps.db, caller.org.id, receiptNum),
+    paymentRefunds(deps.db, row.id),
   ]);
   return {
     ...toSummary(row),
@@ -322,6 +327,19 @@ export async function getPayment(
       : null,
     gateway: { gatewayName: row.gatewayName, gatewayRefNum: row.gatewayRef, errorMessage: row.errorMessage },
     voidReason: row.voidReason,
+    refunds: refunds.map((r) => ({
+      refundId: r.id,
+      status: r.status,
+      amount: fromMinorUnits(r.amountMinor),
+      amountMinor: r.amountMinor,
+      reason: r.reason,
+      actor: r.actor,
+      gatewayRefNum: r.gatewayRef,
+      errorCode: r.errorCode,
+      errorMessage: r.errorMessage,
+      createdAt: r.createdAt.toISOString(),
+      resolvedAt: r.resolvedAt?.toISOString() ?? null,
+    })),
     webhooks: deliveries.map((d) => ({
       eventId: d.eventId,
       eventType: d.eventType,
@@ -350,6 +368,8 @@ const toTotalsRow = (r: TotalsRowRaw) => ({
   currency: r.currency,
   succeeded: counted(r.sCount, r.sMinor),
   voided: counted(r.vCount, r.vMinor),
+  refunded: counted(r.rCount, r.rMinor),
+  net: { amount: fromMinorUnits(r.sMinor - r.rMinor), amountMinor: r.sMinor - r.rMinor },
   declined: counted(r.dCount, r.dMinor),
   failed: counted(r.eCount, r.eMinor),
 });

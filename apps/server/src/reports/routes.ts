@@ -113,7 +113,7 @@ export function reportRoutes(buckets: TokenBuckets) {
     summary: 'Totals over a time range, grouped',
     description:
       'Counts and sums of the payments created in [from, to), one row per group and currency (amounts in ' +
-      "different currencies are never added): succeeded (charged, not voided), voided, declined and failed. Days are the organisation's.",
+      "different currencies are never added): succeeded (charged, not voided: the gross, refunded payments included), voided, refunded (payments refunded in part or in full, and the money returned), net (succeeded − refunded), declined and failed. Days are the organisation's.",
     security: [{ ApiKey: [] }],
     middleware: [apiKeyOnly] as const,
     request: { query: totalsQuery },

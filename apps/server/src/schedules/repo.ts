@@ -357,8 +357,10 @@ const SUMMARY_SQL = `
     (SELECT to_char(min(i.due_date), 'YYYY-MM-DD') FROM schedule_instalments i
       WHERE i.schedule_id = s.id AND i.status = 'pending') AS next_due_date,
     -- Successful payments of the schedule, whoever charged them: the first payment charged at
-    -- creation (Integration mode keeps no instalment rows) and instalments; a voided one is not.
-    (SELECT count(*)::int FROM payments p WHERE p.schedule_id = s.id AND p.status = 'Success') AS charged,
+    -- creation (Integration mode keeps no instalment rows) and instalments; a voided one is not
+    -- (a refunded one was charged: it counts).
+    (SELECT count(*)::int FROM payments p WHERE p.schedule_id = s.id
+       AND p.status IN ('Success', 'PartiallyRefunded', 'Refunded')) AS charged,
     (SELECT count(*)::int FROM schedule_instalments i WHERE i.schedule_id = s.id AND i.status = 'missed') AS missed
   FROM schedules s LEFT JOIN donors d ON d.id = s.donor_id`;
 

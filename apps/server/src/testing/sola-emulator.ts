@@ -2,8 +2,8 @@
  * A local emulator of the subset of Sola's (Cardknox's) wire format that `solaGateway` uses, for
  * tests: a `node:http` server on 127.0.0.1 with in-memory state, speaking
  *
- * - `POST /gatewayjson` (JSON Transaction API): `cc:sale`, `cc:save`, `cc:void`, `check:sale`,
- *   `check:save`, `check:void`;
+ * - `POST /gatewayjson` (JSON Transaction API): `cc:sale`, `cc:save`, `cc:void`, `cc:refund`,
+ *   `check:sale`, `check:save`, `check:void`, `check:refund`;
  * - `POST /reportjson` (JSON Reporting API): `report:all`, `report:approved`, `report:declined`
  *   over `xBeginDate`/`xEndDate`, with `xgetnewest`, `xmaxrecords` and `ai` (exact match) filters
  *   on any reporting field, e.g. `xInvoice: "ai<invoice>"`.
@@ -42,6 +42,23 @@ export interface SolaEmulatorOptions {
   duplicateWindowMinutes?: number;
   /** The emulator's clock (tests move it to cross the duplicate window). */
   now?: () => number;
+  /**
+   * Whether a sale is settled at once (default true). When false, sales stay unsettled until
+   * `settle()`, and a refund of an unsettled sale is refused (this emulator's wording: "Original
+   * Transaction Not Settled"; void it instead).
+   */
+  settleAtOnce?: boolean;
+}
+
+/** One refund the emulator processed. */
+export interface SolaRefund {
+  refNum: string;
+  command: 'cc:refund' | 'check:refund';
+  /** The refunded sale's `xRefNum`. */
+  original: string;
+  invoice: string;
+  amount: string;
+  at: Date;
 }
 
 /** One sale the emulator processed (gateway-level refusals such as a duplicate are not sales). */
@@ -65,6 +82,10 @@ export interface SolaEmulator {
   key: string;
   /** Every sale processed (optionally of one invoice), oldest first; no card data but last 4. */
   charges(invoice?: string): SolaCharge[];
+  /** Every approved refund, oldest first. */
+  refunds(): SolaRefund[];
+  /** Settle every sale made so far (with `settleAtOnce: false`). */
+  settle(): void;
   /** Every request body read, in order, with card/account numbers, CVV and key masked. */
   received(): Array<{ path: string; fields: Record<string, string> }>;
   /** HTTP requests that reached the server (refused connections never do). */
@@ -79,7 +100,7 @@ type Kind = 'cc' | 'check';
 interface Txn {
   refNum: string;
   kind: Kind;
-  op: 'sale' | 'save' | 'void';
+  op: 'sale' | 'save' | 'void' | 'refund';
   invoice: string;
   amount: string;
   result: 'A' | 'D' | 'E';
@@ -93,6 +114,10 @@ interface Txn {
   fingerprint: string;
   at: number;
   voided: boolean;
+  /** Sales: settled (refundable); refunded so far, in cents. Refunds: the original's xRefNum. */
+  settled: boolean;
+  refundedCents: number;
+  original?: string;
 }
 
 interface StoredToken {
@@ -173,6 +198,8 @@ export async function startSolaEmulator(opts: SolaEmulatorOptions = {}): Promise
   const key = opts.key ?? 'sola_emulator_key';
   const now = opts.now ?? Date.now;
   const defaultWindow = opts.duplicateWindowMinutes ?? 10;
+  const settleAtOnce = opts.settleAtOnce ?? true;
+  const cents = (amount: string) => Math.round(Number(amount) * 100);
   const txns: Txn[] = [];
   const tokens = new Map<string, StoredToken>();
   const received: Array<{ path: string; fields: Record<string, string> }> = [];
@@ -271,6 +298,35 @@ export async function startSolaEmulator(opts: SolaEmulatorOptions = {}): Promise
       txns.push(v);
       return txnAnswer(v, { xToken: '' });
     }
+    if (op === 'refund') {
+      const ref = f.get('xrefnum') ?? '';
+      const original = txns.find((t) => t.refNum === ref && t.op === 'sale' && t.kind === kind);
+      if (original?.result !== 'A') return gatewayError('Original Transaction Not Found');
+      if (original.voided) return gatewayError('Original Transaction Voided');
+      if (!original.settled) return gatewayError('Original Transaction Not Settled');
+      const amount = f.get('xamount') ?? '';
+      if (!/^\d{1,13}(\.\d{1,2})?$/.test(amount) || Number(amount) <= 0)
+        return gatewayError('Invalid Amount');
+      if (original.refundedCents + cents(amount) > cents(original.amount)) {
+        return gatewayError('Amount Exceeds Original Transaction');
+      }
+      original.refundedCents += cents(amount);
+      const r: Txn = {
+        ...original,
+        refNum: newRef(),
+        op: 'refund',
+        invoice: f.get('xinvoice') ?? '',
+        amount,
+        status: 'Approved',
+        at: now(),
+        voided: false,
+        settled: false,
+        refundedCents: 0,
+        original: original.refNum,
+      };
+      txns.push(r);
+      return txnAnswer(r, { xToken: '', xAuthAmount: amount });
+    }
     if (op !== 'sale' && op !== 'save') return gatewayError('Invalid Command');
 
     let amount = '';
@@ -326,6 +382,8 @@ export async function startSolaEmulator(opts: SolaEmulatorOptions = {}): Promise
       fingerprint: instrument.fingerprint,
       at: now(),
       voided: false,
+      settled: settleAtOnce,
+      refundedCents: 0,
     };
     txns.push(t);
     return txnAnswer(
@@ -509,6 +567,23 @@ export async function startSolaEmulator(opts: SolaEmulatorOptions = {}): Promise
             at: new Date(t.at),
           }),
         );
+    },
+    refunds() {
+      return txns
+        .filter((t) => t.op === 'refund')
+        .map(
+          (t): SolaRefund => ({
+            refNum: t.refNum,
+            command: t.kind === 'cc' ? 'cc:refund' : 'check:refund',
+            original: t.original ?? '',
+            invoice: t.invoice,
+            amount: t.amount,
+            at: new Date(t.at),
+          }),
+        );
+    },
+    settle() {
+      for (const t of txns) if (t.op === 'sale') t.settled = true;
     },
     received: () => received.map((r) => ({ path: r.path, fields: { ...r.fields } })),
     requests: () => requestCount,
