@@ -129,7 +129,7 @@ describe.each(await testDatabases())('console data endpoints: organisation scope
       },
       'POST /payments/:receiptNum/refund': {
         path: `/payments/${receipt}/refund`,
-        body: { amountMinor: 100, reason: 'x' },
+        body: { amountMinor: 100, reason: 'x', uniqueTransactionId: 'console-refund-0001' },
         foreign: notFound,
         role: 'manager',
       },

@@ -247,14 +247,52 @@ describe.each(await testDatabases())('console data endpoints on %s', (kind) => {
     expect(row!.void_reason).toBe('entered twice');
   });
 
-  it('refund: a viewer gets 403, a manager reaches the refund port (501 until it is wired)', async () => {
+  it('refunds through the console: part, then the rest; replayed by its id; the void webhook carries the status', async () => {
     const p = await charge({ amount: 30 });
-    const body = { amountMinor: 1000, reason: 'donor asked' };
-    expect((await viewer('POST', `/payments/${p.receiptNum}/refund`, body)).status).toBe(403);
-    const r = await manager('POST', `/payments/${p.receiptNum}/refund`, body);
-    expect(r.status).toBe(501);
-    expect(r.body.error.message).toBe('Refunds are not available yet');
-    expect((await manager('POST', `/payments/${p.receiptNum}/refund`, { amountMinor: -1 })).status).toBe(400);
+    const path = `/payments/${p.receiptNum}/refund`;
+    const part = { amountMinor: 1000, reason: 'donor asked', uniqueTransactionId: 'console-refund-a1' };
+    expect((await viewer('POST', path, part)).status).toBe(403);
+    expect((await as('manager', 'b')('POST', path, part)).status).toBe(404);
+    const noId = await manager('POST', path, { amountMinor: 1000, reason: 'donor asked' });
+    expect(noId.body.error.fields[0].field).toBe('uniqueTransactionId');
+    expect((await manager('POST', path, { ...part, amountMinor: -1 })).status).toBe(400);
+
+    const r = await manager('POST', path, part);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body).toMatchObject({
+      receiptNum: p.receiptNum,
+      paymentStatus: 'PartiallyRefunded',
+      refundStatus: 'Succeeded',
+      refundAmount: 10,
+      remainingAmount: 20,
+    });
+    // The same dialog's request again (a double click, a retry): the same answer, one refund.
+    expect((await manager('POST', path, part)).body).toEqual(r.body);
+    const over = await manager('POST', path, {
+      ...part,
+      amountMinor: 2001,
+      uniqueTransactionId: 'console-refund-a2',
+    });
+    expect(over.status).toBe(409);
+    const rest = await manager('POST', path, {
+      reason: 'the rest',
+      uniqueTransactionId: 'console-refund-a3',
+    });
+    expect(rest.body).toMatchObject({ paymentStatus: 'Refunded', refundAmount: 20, remainingAmount: 0 });
+
+    const refunds = await h.db.query<{ amount_minor: string; actor: string }>(
+      'SELECT r.amount_minor, r.actor FROM refunds r JOIN payments p ON p.id = r.payment_id WHERE p.receipt_num = $1 ORDER BY r.id',
+      [p.receiptNum],
+    );
+    expect(refunds.map((x) => Number(x.amount_minor))).toEqual([1000, 2000]);
+    expect(refunds[0]!.actor).toMatch(/^console user .+ \(#\d+\)$/);
+    const events = await h.db.query<{ payload: string }>(
+      "SELECT payload FROM outbox_events WHERE event_type = 'void' AND receipt_num = $1 ORDER BY id",
+      [p.receiptNum],
+    );
+    expect(events.map((e) => JSON.parse(e.payload).paymentStatus)).toEqual(['PartiallyRefunded', 'Refunded']);
+    const detail = await viewer('GET', `/payments/${p.receiptNum}`);
+    expect(detail.body.refunds).toHaveLength(2);
   });
 
   it('donors: Hebrew search, edit with the SaveDonor rules, merge moves payments and keeps history', async () => {

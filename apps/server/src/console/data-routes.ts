@@ -216,17 +216,25 @@ export function consoleDataRoutes(opts: ConsoleDataOptions = {}) {
         valid(
           'json',
           z.strictObject({
-            amountMinor: z.number().int().positive().max(100_000_000),
+            /** Minor units; absent: everything that remains. */
+            amountMinor: z.number().int().positive().max(100_000_000).optional(),
             reason: str(2000).trim().min(1, 'is required'),
+            /** One per refund dialog: the same request again replays, never refunds twice. */
+            uniqueTransactionId: z.string().regex(/^[\w-]{8,64}$/, 'must be 8 to 64 letters, digits, _ or -'),
           }),
         ),
         async (c) => {
           const receiptNum = boundedParam(c.req.param('receiptNum'), 'Payment');
-          const { amountMinor, reason } = c.req.valid('json');
-          // Another organisation's receipt is 404 here, whatever the refund service does.
-          await requirePayment(await ctx(c), receiptNum);
+          const { amountMinor, reason, uniqueTransactionId } = c.req.valid('json');
+          const x = await ctx(c);
+          // Another organisation's receipt is 404 here, before the refund service is reached.
+          const payment = await requirePayment(x, receiptNum);
           return c.json(
-            await refundFromConsole(c.var.deps, c.var.consoleUser, receiptNum, amountMinor, reason),
+            await refundFromConsole(x, payment, {
+              amountMinor: amountMinor ?? null,
+              reason,
+              uniqueTransactionId,
+            }),
           );
         },
       )

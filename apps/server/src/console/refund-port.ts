@@ -1,26 +1,26 @@
 /**
- * Where the console's refund endpoint meets the refund service. The refund service
- * (`refundPayment` in payments/payment-service.ts) is being built on another branch; until it is
- * merged this port answers 501, and the route, its validation and its role check are in place.
+ * The console's refund: the same `refundPayment` money path as `POST /v1/External/RefundPayment`
+ * (claim, gateway outside any transaction, record with its void webhook and corrected receipt),
+ * with the signed-in user as the refund's actor. `uniqueTransactionId` comes from the console's
+ * refund dialog (one per dialog): a double click or a retried request replays, never refunds twice.
  */
-import { ERROR_CODES } from '@kupah/contracts';
-import type { Deps } from '../deps.ts';
-import { ApiError } from '../http/errors.ts';
-import type { ConsoleUser } from './env.ts';
+import type { RefundResponse } from '@kupah/contracts';
+import { refundPayment } from '../payments/refund-service.ts';
+import type { Ctx } from './console-service.ts';
 
-export interface ConsoleRefund {
-  receiptNum: string;
-  amountMinor: number;
-  currency: string;
-  status: string;
-}
-
-export async function refundFromConsole(
-  _deps: Deps,
-  _user: ConsoleUser,
-  _receiptNum: string,
-  _amountMinor: number,
-  _reason: string,
-): Promise<ConsoleRefund> {
-  throw new ApiError(501, ERROR_CODES.INTERNAL, 'Refunds are not available yet');
+export function refundFromConsole(
+  x: Ctx,
+  payment: { receiptNum: string; gatewayName: string },
+  ask: { amountMinor: number | null; reason: string; uniqueTransactionId: string },
+): Promise<RefundResponse> {
+  return refundPayment(
+    x.deps,
+    {
+      org: x.org,
+      // The console refunds through the payment's own gateway: a sandbox payment's is the sandbox.
+      sandbox: payment.gatewayName === 'Sandbox',
+      actor: `console user ${x.user.email} (#${x.user.userId})`,
+    },
+    { receiptNum: payment.receiptNum, ...ask },
+  );
 }
