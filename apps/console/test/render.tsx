@@ -83,5 +83,8 @@ export const PAYMENT: PaymentDetail = {
   device: null,
   gateway: { gatewayName: 'sandbox', gatewayRefNum: 'SBX-1', errorMessage: null },
   voidReason: null,
+  refunds: [],
+  refundedAmount: 0,
+  refundedMinor: 0,
   webhooks: [],
 };

@@ -74,17 +74,9 @@ export type { Dashboard } from '../../../server/src/console/dashboard.ts';
 
 export type { PaymentList, PaymentSummary };
 
-export interface Refund {
-  refundId?: string | number;
-  amountMinor: number;
-  currency?: string;
-  reason?: string | null;
-  status?: string;
-  createdAt: string;
-}
-
-/** The read API's payment detail, and its refunds once the refund work adds them. */
-export type PaymentDetail = ContractPaymentDetail & { refunds?: Refund[]; refundableMinor?: number };
+/** The read API's payment detail, with its refunds (pending, succeeded or failed). */
+export type PaymentDetail = ContractPaymentDetail;
+export type Refund = PaymentDetail['refunds'][number];
 
 // --- Schedules ----------------------------------------------------------------------------------
 

@@ -160,6 +160,7 @@ export const en = {
     voidConfirm:
       'The charge is cancelled before settlement and a void webhook is sent. This cannot be undone.',
     refundTitle: 'Refund payment {{receiptNum}}',
+    refundedTotal: 'Refunded so far:',
     refundable: 'Refundable:',
     refundAmount: 'Amount to refund',
     reasonText: 'Reason',
@@ -173,7 +174,10 @@ export const en = {
     Declined: 'Declined',
     Error: 'Error',
     Voided: 'Voided',
+    PartiallyRefunded: 'Partly refunded',
+    Refunded: 'Refunded',
   },
+  refundStatuses: { pending: 'Pending', succeeded: 'Refunded', failed: 'Failed' },
   methods: {
     Credit_Card: 'Card',
     ACH: 'Bank (ACH)',
@@ -320,6 +324,7 @@ export const en = {
     newSource: 'New source',
     sandbox: 'Test mode (sandbox gateway only)',
     shownOnce: 'Copy it now: it is shown only this once.',
+    previousValid: 'The previous secret is still accepted until {{time}}: update your receiver before then.',
     newSecret: 'New signing secret',
     webhooks: 'Webhooks',
     kind: 'Event',

@@ -17,11 +17,22 @@ const KINDS = ['payment', 'schedule', 'void'] as const;
 const PROVIDERS = ['sola', 'none'];
 
 /** A secret the server answers once: shown with a warning and selectable, never kept. */
-function ShownOnce({ label, value, onClose }: { label: string; value: string; onClose(): void }) {
+function ShownOnce({
+  label,
+  value,
+  note,
+  onClose,
+}: {
+  label: string;
+  value: string;
+  note?: string;
+  onClose(): void;
+}) {
   const { t } = useTranslation();
   return (
     <Dialog title={label} onClose={onClose} testId="shown-once">
       <p className="notice">{t('integrations.shownOnce')}</p>
+      {note && <p>{note}</p>}
       <p>
         <code className="secret" dir="ltr" data-testid="secret-value">
           {value}
@@ -38,10 +49,11 @@ function ShownOnce({ label, value, onClose }: { label: string; value: string; on
 
 export default function Integrations() {
   const { t } = useTranslation();
-  const { api } = useConsole();
+  const lang = useLang();
+  const { api, timeZone } = useConsole();
   const isOwner = useCan('owner');
   const state = useLoad(() => api.get<IntegrationsAnswer>('/integrations'), []);
-  const [secret, setSecret] = useState<{ label: string; value: string } | null>(null);
+  const [secret, setSecret] = useState<{ label: string; value: string; note?: string } | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [confirm, setConfirm] = useState<{ title: string; run(): Promise<void> } | null>(null);
   const [creating, setCreating] = useState<'api-keys' | 'sources' | null>(null);
@@ -161,12 +173,22 @@ export default function Integrations() {
                                 setConfirm({
                                   title: t('integrations.rotateTitle', { kind: t(`events.${kind}`) }),
                                   run: async () => {
-                                    const r = await api.post<{ secret?: string; newSecret?: string }>(
-                                      `/webhooks/${kind}/rotate`,
-                                      {},
-                                    );
-                                    const value = r.secret ?? r.newSecret;
-                                    if (value) setSecret({ label: t('integrations.newSecret'), value });
+                                    const r = await api.post<{
+                                      secret: string;
+                                      previousSecretValidUntil?: string;
+                                    }>(`/webhooks/${kind}/rotate`, {});
+                                    const until = r.previousSecretValidUntil;
+                                    setSecret({
+                                      label: t('integrations.newSecret'),
+                                      value: r.secret,
+                                      ...(until
+                                        ? {
+                                            note: t('integrations.previousValid', {
+                                              time: formatDateTime(until, lang, timeZone),
+                                            }),
+                                          }
+                                        : {}),
+                                    });
                                   },
                                 })
                               }
@@ -267,7 +289,14 @@ export default function Integrations() {
           error={<ErrorNotice error={error} />}
         />
       )}
-      {secret && <ShownOnce label={secret.label} value={secret.value} onClose={() => setSecret(null)} />}
+      {secret && (
+        <ShownOnce
+          label={secret.label}
+          value={secret.value}
+          note={secret.note}
+          onClose={() => setSecret(null)}
+        />
+      )}
     </>
   );
 }

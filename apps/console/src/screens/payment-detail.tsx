@@ -3,8 +3,10 @@
  * deliveries; void and refund (full or partial, with a reason, confirmed in a dialog) for a
  * manager or owner. A viewer sees neither button (and the server answers 403 all the same).
  */
+import type { RefundResponse as RefundAnswer } from '@kupah/contracts';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { ApiError } from '../api/client.ts';
 import type { PaymentDetail as Detail } from '../api/types.ts';
 import { ConfirmDialog } from '../components/dialog.tsx';
 import { Field } from '../components/field.tsx';
@@ -47,15 +49,19 @@ export function PaymentView({ p, reload }: { p: Detail; reload(): void }) {
   const canChange = useCan('manager');
   const [dialog, setDialog] = useState<'void' | 'refund' | null>(null);
   const [reason, setReason] = useState('');
-  const refunded = (p.refunds ?? []).reduce((s, r) => s + (r.amountMinor ?? 0), 0);
-  const refundable = p.refundableMinor ?? Math.max(0, p.amountMinor - refunded);
+  // What may still be refunded: the amount less what was refunded and what is being refunded.
+  const pending = p.refunds.filter((r) => r.status === 'pending').reduce((n, r) => n + r.amountMinor, 0);
+  const refundable = Math.max(0, p.amountMinor - p.refundedMinor - pending);
   const [refundMinor, setRefundMinor] = useState<number | null>(refundable);
+  // One id per refund dialog: a double click or a retried request replays on the server.
+  const [refundKey, setRefundKey] = useState(() => crypto.randomUUID());
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [done, setDone] = useState<string | null>(null);
 
   const close = () => {
     setDialog(null);
+    setRefundKey(crypto.randomUUID());
     setError(null);
     setReason('');
   };
@@ -64,7 +70,19 @@ export function PaymentView({ p, reload }: { p: Detail; reload(): void }) {
     setError(null);
     try {
       const path = `/payments/${encodeURIComponent(p.receiptNum)}/${kind}`;
-      await api.post(path, kind === 'void' ? { reason } : { amountMinor: refundMinor, reason });
+      if (kind === 'void') await api.post(path, { reason });
+      else {
+        const r = await api.post<RefundAnswer>(path, {
+          amountMinor: refundMinor,
+          reason,
+          uniqueTransactionId: refundKey,
+        });
+        if (r.refundStatus === 'Failed') {
+          // The gateway refused it: nothing was refunded; another try is a new refund.
+          setRefundKey(crypto.randomUUID());
+          throw new ApiError(200, r.error.errorCode ?? 'REFUND_FAILED', r.error.message ?? '');
+        }
+      }
       setDone(t(kind === 'void' ? 'payments.voided' : 'payments.refunded'));
       close();
       reload();
@@ -75,9 +93,9 @@ export function PaymentView({ p, reload }: { p: Detail; reload(): void }) {
     }
   };
 
-  const succeeded = p.status === 'Success';
-  const canVoid = canChange && succeeded;
-  const canRefund = canChange && succeeded && refundable > 0;
+  const canVoid = canChange && p.status === 'Success' && p.refunds.length === 0;
+  const canRefund =
+    canChange && (p.status === 'Success' || p.status === 'PartiallyRefunded') && refundable > 0;
   const donor = partyName(p.donor, lang) ?? p.donorName;
   const collector = partyName(p.collector, lang) ?? p.collectorName;
 
@@ -246,7 +264,12 @@ export function PaymentView({ p, reload }: { p: Detail; reload(): void }) {
 
       <section aria-labelledby="refunds-title">
         <h2 id="refunds-title">{t('payments.refunds')}</h2>
-        {(p.refunds ?? []).length === 0 ? (
+        {p.refundedMinor > 0 && (
+          <p data-testid="refunded-total">
+            {t('payments.refundedTotal')} <Money minor={p.refundedMinor} currency={p.currency} />
+          </p>
+        )}
+        {p.refunds.length === 0 ? (
           <Empty>{t('payments.noRefunds')}</Empty>
         ) : (
           <table>
@@ -259,16 +282,19 @@ export function PaymentView({ p, reload }: { p: Detail; reload(): void }) {
               </tr>
             </thead>
             <tbody>
-              {p.refunds!.map((r, i) => (
-                <tr key={String(r.refundId ?? i)}>
+              {p.refunds.map((r) => (
+                <tr key={r.refundId}>
                   <td>{formatDateTime(r.createdAt, lang, timeZone)}</td>
                   <td>
-                    <Money minor={r.amountMinor} currency={r.currency ?? p.currency} />
+                    <Money minor={r.amountMinor} currency={p.currency} />
                   </td>
                   <td>
                     <bdi>{r.reason ?? ''}</bdi>
                   </td>
-                  <td>{r.status ? t(`statuses.${r.status}`, { defaultValue: r.status }) : ''}</td>
+                  <td>
+                    {t(`refundStatuses.${r.status}`, { defaultValue: r.status })}
+                    {r.errorMessage ? ` · ${r.errorMessage}` : ''}
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -10,7 +10,7 @@ import { hrefTo } from '../router.ts';
 import { useConsole } from '../session.tsx';
 import { useLoad } from '../use-load.ts';
 
-const STATUSES = ['', 'Success', 'Declined', 'Pending', 'Error', 'Voided'];
+const STATUSES = ['', 'Success', 'Declined', 'Pending', 'Error', 'Voided', 'PartiallyRefunded', 'Refunded'];
 const METHODS = ['', 'Credit_Card', 'ACH', 'Provider_1', 'Provider_2', 'Provider_3', 'Provider_4'];
 
 export function PaymentsTable({ items }: { items: PaymentSummary[] }) {
