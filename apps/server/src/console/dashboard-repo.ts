@@ -14,6 +14,8 @@ export interface DashboardCell {
   status: string;
   count: number;
   minor: number;
+  /** The money refunded of these payments (PartiallyRefunded, Refunded). */
+  refundedMinor: number;
 }
 
 const RANGE = 'org_id = $1 AND created_at >= $2 AND created_at < $3';
@@ -25,6 +27,7 @@ interface RawCell {
   status: string;
   n: string | number;
   minor: string | number;
+  rminor: string | number | null;
 }
 
 /**
@@ -45,11 +48,12 @@ export async function dashboardCells(
   const format = hourly ? `to_char(bucket, 'YYYY-MM-DD"T"HH24:00')` : `to_char(bucket, 'YYYY-MM-DD')`;
   const rows = await sql.query<RawCell>(
     `SELECT g, COALESCE(campaign_id::text, source_id::text, collector_id::text, method, ${format}) AS gid,
-       currency, status, n, minor
+       currency, status, n, minor, rminor
      FROM (SELECT GROUPING(campaign_id, source_id, collector_id, method, bucket) AS g, campaign_id, source_id,
-             collector_id, method, bucket, currency, status, count(*) AS n, sum(amount_minor) AS minor
+             collector_id, method, bucket, currency, status, count(*) AS n, sum(amount_minor) AS minor,
+             sum(refunded_minor) AS rminor
            FROM (SELECT campaign_id, source_id, collector_id, method, ${bucket} AS bucket, currency, status,
-                   amount_minor FROM payments WHERE ${RANGE}) p
+                   amount_minor, refunded_minor FROM payments WHERE ${RANGE}) p
            GROUP BY GROUPING SETS ((campaign_id, currency, status), (source_id, currency, status),
              (collector_id, currency, status), (method, currency, status), (bucket, currency, status))) g`,
     hourly
@@ -76,6 +80,7 @@ export async function dashboardCells(
         status: r.status,
         count: Number(r.n),
         minor: Number(r.minor),
+        refundedMinor: Number(r.rminor ?? 0),
       },
     ];
   });
@@ -91,25 +96,34 @@ export async function dashboardCells(
       status: c.status,
       count: 0,
       minor: 0,
+      refundedMinor: 0,
     };
     t.count += c.count;
     t.minor += c.minor;
+    t.refundedMinor += c.refundedMinor;
     byCurrency.set(key, t);
   }
   return [...cells, ...byCurrency.values()];
 }
 
-/** By reason: the reasons' shares of split payments, and the payments without a reason. */
+/**
+ * By reason: the reasons' shares of split payments, and the payments without a reason. A reason's
+ * share of a refund is proportional to its share of the payment (rounded down), as the read API's.
+ */
 export async function reasonCells(sql: Sql, orgId: number, from: Date, to: Date): Promise<DashboardCell[]> {
   const params = [orgId, from.toISOString(), to.toISOString()];
   const [shares, none] = await Promise.all([
     sql.query<RawCell>(
-      `SELECT 0 AS g, reason_id::text AS gid, currency, status, count(*) AS n, sum(amount_minor) AS minor
-       FROM payment_reasons WHERE ${RANGE} GROUP BY reason_id, currency, status`,
+      `SELECT 0 AS g, reason_id::text AS gid, currency, status, count(*) AS n, sum(amount_minor) AS minor,
+         sum(CASE WHEN status IN ('PartiallyRefunded', 'Refunded') THEN
+           (SELECT pr.amount_minor * p.refunded_minor / p.amount_minor FROM payments p WHERE p.id = pr.payment_id)
+         END) AS rminor
+       FROM payment_reasons pr WHERE ${RANGE} GROUP BY reason_id, currency, status`,
       params,
     ),
     sql.query<RawCell>(
-      `SELECT 0 AS g, NULL AS gid, currency, status, count(*) AS n, sum(amount_minor) AS minor
+      `SELECT 0 AS g, NULL AS gid, currency, status, count(*) AS n, sum(amount_minor) AS minor,
+         sum(refunded_minor) AS rminor
        FROM payments WHERE ${RANGE} AND reason_count = 0 GROUP BY currency, status`,
       params,
     ),
@@ -121,6 +135,7 @@ export async function reasonCells(sql: Sql, orgId: number, from: Date, to: Date)
     status: r.status,
     count: Number(r.n),
     minor: Number(r.minor),
+    refundedMinor: Number(r.rminor ?? 0),
   }));
 }
 

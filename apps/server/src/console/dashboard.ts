@@ -30,7 +30,10 @@ export interface DashboardRow {
   key: string | null;
   label: string | null;
   currency: string;
+  /** Charged and not voided (refunded ones included, gross: what was refunded is in `refunded`). */
   succeeded: Figure;
+  /** Payments refunded in part or in full: how many, and the money refunded. */
+  refunded: Figure;
   voided: Figure;
   declined: Figure;
   failed: Figure;
@@ -39,6 +42,8 @@ export interface DashboardRow {
 
 const PART: Record<string, keyof Omit<DashboardRow, 'key' | 'label' | 'currency'>> = {
   Success: 'succeeded',
+  PartiallyRefunded: 'succeeded',
+  Refunded: 'succeeded',
   Voided: 'voided',
   Declined: 'declined',
   Error: 'failed',
@@ -62,6 +67,7 @@ function rows(
         ...name(c.gid),
         currency: c.currency,
         succeeded: zero(),
+        refunded: zero(),
         voided: zero(),
         declined: zero(),
         failed: zero(),
@@ -71,6 +77,10 @@ function rows(
     }
     row[part].count += c.count;
     row[part].amountMinor += c.minor;
+    if (c.status === 'PartiallyRefunded' || c.status === 'Refunded') {
+      row.refunded.count += c.count;
+      row.refunded.amountMinor += c.refundedMinor;
+    }
   }
   // Largest first (by what succeeded), the group-less row last.
   return [...out.values()].sort(
@@ -140,6 +150,7 @@ export async function dashboard(deps: Deps, org: Org, range: DashboardRange) {
         at,
         currency,
         succeeded: r?.succeeded ?? zero(),
+        refunded: r?.refunded ?? zero(),
         declined: r?.declined ?? zero(),
         voided: r?.voided ?? zero(),
       };

@@ -10,7 +10,7 @@ import { createOrg } from '../admin/admin-service.ts';
 import { createGatewayRegistry } from '../gateway/registry.ts';
 import { sandboxGateway } from '../gateway/sandbox-gateway.ts';
 import { keyEncryptionKey } from '../secrets/key-encryption.ts';
-import { type ConsoleSession, consoleSignIn } from '../testing/console-session.ts';
+import { type ConsoleSession, consoleSignIn, consoleSignInAs } from '../testing/console-session.ts';
 import { pairTestDevice, sealedOp } from '../testing/device-client.ts';
 import {
   chargeBody,
@@ -29,10 +29,20 @@ vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
 describe.each(await testDatabases())('console data endpoints on %s', (kind) => {
   let h: Harness;
   const sessions = new Map<string, ConsoleSession>();
+  /**
+   * A request as a signed-in user of a role. The tests move the clock by days, past a session's
+   * 12 hours without a request: a session that ended is signed in again, as the user would.
+   */
   const as =
     (role: ConsoleRole, org: 'a' | 'b' = 'a') =>
-    (method: string, path: string, body?: unknown): Promise<Reply> =>
-      sessions.get(`${org}:${role}`)!.request(method, path, body);
+    async (method: string, path: string, body?: unknown): Promise<Reply> => {
+      const key = `${org}:${role}`;
+      const r = await sessions.get(key)!.request(method, path, body);
+      if (r.status !== 401) return r;
+      const s = sessions.get(key)!;
+      sessions.set(key, await consoleSignInAs(h, s.email, s.password));
+      return sessions.get(key)!.request(method, path, body);
+    };
   const viewer = as('viewer');
   const manager = as('manager');
   const owner = as('owner');
@@ -162,6 +172,40 @@ describe.each(await testDatabases())('console data endpoints on %s', (kind) => {
     // Another organisation's dashboard has none of it.
     const other = (await as('viewer', 'b')('GET', '/dashboard?range=30d')).body;
     expect(other.totals).toEqual([]);
+  });
+
+  it('Today counts a refunded payment as charged, with the money refunded beside it', async () => {
+    h.clock.set('2026-11-26T14:00:00.000Z');
+    const p = await charge({ amount: 40 });
+    const r = await h.request(
+      'POST',
+      '/v1/External/RefundPayment',
+      {
+        orgGUID: h.org.orgGuid,
+        receiptNum: p.receiptNum,
+        amount: 15,
+        reason: 'asked',
+        uniqueTransactionId: randomUUID(),
+      },
+      keyAuth(h),
+    );
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    h.clock.set('2026-11-26T15:00:00.000Z');
+    const d = (await viewer('GET', '/dashboard')).body;
+    const usd = d.totals.find((t: { currency: string }) => t.currency === 'USD');
+    expect(usd.succeeded).toEqual({ count: 1, amountMinor: 4000 });
+    expect(usd.refunded).toEqual({ count: 1, amountMinor: 1500 });
+    const point = d.series.points.find(
+      (x: { at: string; currency: string }) => x.at === '2026-11-26T09:00' && x.currency === 'USD',
+    );
+    expect(point.refunded).toEqual({ count: 1, amountMinor: 1500 });
+    expect(
+      d.byReason.find((x: { key: null; currency: string }) => x.key === null && x.currency === 'USD')
+        .refunded,
+    ).toEqual({
+      count: 1,
+      amountMinor: 1500,
+    });
   });
 
   it('searches payments by a Hebrew name, exports CSV and shows the detail', async () => {
