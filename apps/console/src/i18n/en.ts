@@ -161,6 +161,8 @@ export const en = {
       'The charge is cancelled before settlement and a void webhook is sent. This cannot be undone.',
     refundTitle: 'Refund payment {{receiptNum}}',
     refundedTotal: 'Refunded so far:',
+    refundPending: 'The refund was sent; the gateway has not confirmed it yet.',
+    refundFailed: 'The gateway refused the refund: {{message}}',
     refundable: 'Refundable:',
     refundAmount: 'Amount to refund',
     reasonText: 'Reason',

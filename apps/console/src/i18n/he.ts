@@ -159,6 +159,8 @@ export const he: Resources = {
     voidConfirm: 'החיוב מבוטל לפני הסליקה ונשלח Webhook של ביטול. אי אפשר לחזור מזה.',
     refundTitle: 'החזר לתשלום {{receiptNum}}',
     refundedTotal: 'הוחזר עד כה:',
+    refundPending: 'ההחזר נשלח; חברת הסליקה טרם אישרה אותו.',
+    refundFailed: 'חברת הסליקה דחתה את ההחזר: {{message}}',
     refundable: 'ניתן להחזיר:',
     refundAmount: 'סכום ההחזר',
     reasonText: 'סיבה',

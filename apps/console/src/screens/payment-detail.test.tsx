@@ -93,6 +93,18 @@ describe('the payment screen by role', () => {
     expect(screen.getByTestId('refund-dialog')).toBeTruthy();
   });
 
+  it('says plainly when the server cannot refund (501)', async () => {
+    renderAs('manager', <PaymentView p={PAYMENT} reload={() => {}} />, () => ({
+      status: 501,
+      body: { error: { errorCode: 'NOT_IMPLEMENTED', message: 'Refunds are not available yet' } },
+    }));
+    fireEvent.click(screen.getByTestId('refund-button'));
+    const dialog = await screen.findByTestId('refund-dialog');
+    fireEvent.change(dialog.querySelectorAll('input')[1]!, { target: { value: 'asked by donor' } });
+    fireEvent.submit(dialog.querySelector('form')!);
+    expect((await screen.findByRole('alert')).textContent).toBe('This is not available on this server yet.');
+  });
+
   it('offers the rest of a partly refunded payment, never a void, and lists its refunds', async () => {
     const refund = {
       refundId: 1,

@@ -3,10 +3,9 @@
  * deliveries; void and refund (full or partial, with a reason, confirmed in a dialog) for a
  * manager or owner. A viewer sees neither button (and the server answers 403 all the same).
  */
-import type { RefundResponse as RefundAnswer } from '@kupah/contracts';
+import type { RefundResponse } from '@kupah/contracts';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ApiError } from '../api/client.ts';
 import type { PaymentDetail as Detail } from '../api/types.ts';
 import { ConfirmDialog } from '../components/dialog.tsx';
 import { Field } from '../components/field.tsx';
@@ -35,6 +34,11 @@ export default function PaymentDetail({ receiptNum }: { receiptNum: string }) {
 
 type Party = Detail['donor'];
 
+/** A refund's idempotency key (the server takes 8–64 letters, digits, `_` or `-`). */
+export function newTransactionId(): string {
+  return `console-${crypto.randomUUID()}`;
+}
+
 export function partyName(p: Party, lang: UiLanguage): string | null {
   if (!p) return null;
   const en = [p.firstName, p.lastName].filter(Boolean).join(' ');
@@ -53,37 +57,42 @@ export function PaymentView({ p, reload }: { p: Detail; reload(): void }) {
   const pending = p.refunds.filter((r) => r.status === 'pending').reduce((n, r) => n + r.amountMinor, 0);
   const refundable = Math.max(0, p.amountMinor - p.refundedMinor - pending);
   const [refundMinor, setRefundMinor] = useState<number | null>(refundable);
-  // One id per refund dialog: a double click or a retried request replays on the server.
-  const [refundKey, setRefundKey] = useState(() => crypto.randomUUID());
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [done, setDone] = useState<string | null>(null);
+  // One id per refund dialog: a double click or a retried request replays, never refunds twice.
+  const [refundTxId, setRefundTxId] = useState('');
+  const [refundProblem, setRefundProblem] = useState<string | null>(null);
 
   const close = () => {
     setDialog(null);
-    setRefundKey(crypto.randomUUID());
     setError(null);
     setReason('');
   };
   const act = async (kind: 'void' | 'refund') => {
     setBusy(true);
     setError(null);
+    setRefundProblem(null);
     try {
       const path = `/payments/${encodeURIComponent(p.receiptNum)}/${kind}`;
-      if (kind === 'void') await api.post(path, { reason });
-      else {
-        const r = await api.post<RefundAnswer>(path, {
+      if (kind === 'void') {
+        await api.post(path, { reason });
+        setDone(t('payments.voided'));
+      } else {
+        const r = await api.post<RefundResponse>(path, {
           amountMinor: refundMinor,
           reason,
-          uniqueTransactionId: refundKey,
+          uniqueTransactionId: refundTxId,
         });
         if (r.refundStatus === 'Failed') {
-          // The gateway refused it: nothing was refunded; another try is a new refund.
-          setRefundKey(crypto.randomUUID());
-          throw new ApiError(200, r.error.errorCode ?? 'REFUND_FAILED', r.error.message ?? '');
+          // The gateway refused: the dialog stays open with its message; a new try is a new refund.
+          setRefundProblem(t('payments.refundFailed', { message: r.error?.message ?? '' }));
+          setRefundTxId(newTransactionId());
+          reload();
+          return;
         }
+        setDone(t(r.refundStatus === 'Pending' ? 'payments.refundPending' : 'payments.refunded'));
       }
-      setDone(t(kind === 'void' ? 'payments.voided' : 'payments.refunded'));
       close();
       reload();
     } catch (e) {
@@ -199,7 +208,15 @@ export function PaymentView({ p, reload }: { p: Detail; reload(): void }) {
             </button>
           )}
           {canRefund && (
-            <button type="button" onClick={() => setDialog('refund')} data-testid="refund-button">
+            <button
+              type="button"
+              onClick={() => {
+                setRefundTxId(newTransactionId());
+                setRefundProblem(null);
+                setDialog('refund');
+              }}
+              data-testid="refund-button"
+            >
               {t('payments.refund')}
             </button>
           )}
@@ -373,7 +390,16 @@ export function PaymentView({ p, reload }: { p: Detail; reload(): void }) {
           busy={busy || refundMinor === null || refundMinor <= 0}
           onClose={close}
           onConfirm={() => void act('refund')}
-          error={<ErrorNotice error={error} />}
+          error={
+            <>
+              <ErrorNotice error={error} />
+              {refundProblem && (
+                <p role="alert" className="notice error">
+                  {refundProblem}
+                </p>
+              )}
+            </>
+          }
           testId="refund-dialog"
         >
           <MoneyInput
