@@ -12,6 +12,7 @@ import { getPath } from 'hono/utils/url';
 import { adminRoutes } from './admin/routes.ts';
 import { catalogRoutes } from './catalog/routes.ts';
 import type { ConsoleLinkOptions } from './console/admin-user-routes.ts';
+import { redactTokenPath } from './console/audit-trail.ts';
 import { type ConsoleApiOptions, consoleApi } from './console/console-app.ts';
 import { consoleWebRoutes } from './console/console-web.ts';
 import type { Deps } from './deps.ts';
@@ -64,7 +65,7 @@ export interface AppOptions {
   consoleDir?: string;
   /** Served at /readyz: false while shutting down. */
   isReady?: () => boolean;
-  /** The console API's options (the cookie's Secure flag follows `hsts`). */
+  /** The console API's options (the cookie is Secure with `hsts`, an https: publicUrl, or a trusted proxy's https). */
   console?: Omit<ConsoleApiOptions, 'secure'>;
 }
 
@@ -110,7 +111,8 @@ export function createApp(deps: Deps, opts: AppOptions) {
       {
         requestId: c.var.requestId,
         method: c.req.method,
-        path: c.req.path,
+        // One-time link tokens (/console/api/links/<token>) are not written to the log.
+        path: redactTokenPath(c.req.path),
         status: c.res.status,
         ms: Math.round(seconds * 10_000) / 10,
         caller: c.var.caller?.masked,

@@ -184,12 +184,19 @@ async function main() {
   const terminalDir =
     config.TERMINAL_DIR ?? fileURLToPath(new URL('../../terminal/dist/renderer/', import.meta.url));
   const consoleDir = config.CONSOLE_DIR ?? fileURLToPath(new URL('../../console/dist/', import.meta.url));
-  // The console's one-time links: made on PUBLIC_URL, e-mailed with the receipts' SMTP settings.
+  // The console's one-time links: made on PUBLIC_URL, e-mailed with the receipts' SMTP settings,
+  // and only when PUBLIC_URL is set (a link made on a request's Host header could point anywhere).
+  const smtpForLinks = Boolean(config.SMTP_URL && config.RECEIPTS_FROM);
+  if (smtpForLinks && !config.PUBLIC_URL) {
+    logger.warn(
+      'console invitation and reset links are not e-mailed: set PUBLIC_URL (they are shown to the owner or operator only)',
+    );
+  }
   const consoleLinks = {
     publicUrl: config.PUBLIC_URL,
     mailer:
-      config.SMTP_URL && config.RECEIPTS_FROM
-        ? consoleLinkMailer({ smtpUrl: config.SMTP_URL, from: config.RECEIPTS_FROM })
+      smtpForLinks && config.PUBLIC_URL
+        ? consoleLinkMailer({ smtpUrl: config.SMTP_URL!, from: config.RECEIPTS_FROM! })
         : undefined,
   };
   const app = createApp(deps, {

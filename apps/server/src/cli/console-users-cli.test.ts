@@ -2,7 +2,7 @@
  * `npm run admin -- user create|list|disable` against a real admin listener, and what the console
  * makes of the result (sign-in, the set-up link, a disabled user's sessions).
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleSignInAs } from '../testing/console-session.ts';
 import { ADMIN_TOKEN, createHarness, type Harness } from '../testing/harness.ts';
 import { run } from './admin-cli.ts';
@@ -33,9 +33,6 @@ async function cli(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<Outcome
   } catch {}
   return { code, stdout, stderr, json };
 }
-
-// Every sign-in verifies a scrypt hash (~0.1 s, several times that on a busy machine).
-vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
 
 describe('admin CLI: console users', () => {
   let h: Harness;
@@ -68,7 +65,8 @@ describe('admin CLI: console users', () => {
     expect(o.code, o.stderr).toBe(0);
     expect(o.stdout.trimEnd().split('\n')).toHaveLength(1);
     expect(o.json.user).toMatchObject({
-      email: 'Owner@Example.org',
+      // Stored normalised (lower case), as sign-in looks it up.
+      email: 'owner@example.org',
       role: 'owner',
       name: 'Dina Owner',
       orgGuid: h.org.orgGuid,
@@ -119,7 +117,7 @@ describe('admin CLI: console users', () => {
     const o = await admin('user', 'list', '--org', h.org.orgGuid);
     expect(o.code).toBe(0);
     expect(o.json.users.map((u: { email: string; role: string }) => [u.email, u.role])).toEqual([
-      ['Owner@Example.org', 'owner'],
+      ['owner@example.org', 'owner'],
       ['viewer@example.org', 'viewer'],
     ]);
     const pretty = await cli(['user', 'list', '--org', h.org.orgGuid, '--server', url], { ADMIN_TOKEN });

@@ -24,6 +24,7 @@ import {
   endAllSessions,
   endSession,
   type LinkMailer,
+  lockedOut,
   type NewSession,
   orgAudit,
   patchUser,
@@ -35,13 +36,17 @@ import {
 } from './users-service.ts';
 
 export interface ConsoleAuthOptions {
-  /** The cookie is `Secure` (the server is served over HTTPS). */
-  secureCookie: boolean;
+  /** Whether the cookie is `Secure` for this request (session.ts `secureCookieFor`). */
+  secureCookie: (c: Context) => boolean;
   /** Behind a reverse proxy: the client's address is the last X-Forwarded-For entry. */
   trustProxy: boolean;
-  /** The server's public base URL (links are made on it); default: the request's origin. */
+  /**
+   * The server's public base URL (PUBLIC_URL). E-mailed links are made on it only: without it no
+   * link is e-mailed (a link made on the request's Host could point anywhere). A link shown to a
+   * signed-in owner is made on it, or else on the request's origin.
+   */
   publicUrl?: string | undefined;
-  /** E-mails invitation and reset links (SMTP configured); without it links are only shown. */
+  /** E-mails invitation and reset links (SMTP configured, and PUBLIC_URL set); else links are only shown. */
   mailer?: LinkMailer | undefined;
 }
 
@@ -64,7 +69,13 @@ const client = (c: Context, trustProxy: boolean): Client => ({
   userAgent: c.req.header('user-agent') ?? null,
 });
 
-const baseUrl = (c: Context, opts: ConsoleAuthOptions): string => opts.publicUrl ?? new URL(c.req.url).origin;
+/** The base of a link shown to a signed-in owner (not e-mailed unless PUBLIC_URL is set). */
+const shownBase = (c: Context, opts: ConsoleAuthOptions): string =>
+  opts.publicUrl ?? new URL(c.req.url).origin;
+
+/** Links are e-mailed only when made on PUBLIC_URL, never on the request's Host. */
+const mailerOf = (opts: ConsoleAuthOptions): LinkMailer | undefined =>
+  opts.publicUrl ? opts.mailer : undefined;
 
 /** The e-mail as named in the audit log of a failed sign-in (only when it looks like one). */
 const triedAs = (e: string) =>
@@ -72,7 +83,7 @@ const triedAs = (e: string) =>
 
 function signedIn(c: Context<SessionEnv>, session: NewSession, opts: ConsoleAuthOptions) {
   c.set('consoleAudit', { actor: userActor(session.user), orgGuid: session.user.orgGuid });
-  c.header('Set-Cookie', sessionCookie(session.token, opts.secureCookie));
+  c.header('Set-Cookie', sessionCookie(session.token, opts.secureCookie(c)));
   return c.json({ user: viewOf(session.user), csrfToken: session.csrfToken });
 }
 
@@ -91,17 +102,8 @@ export function publicAuthRoutes(opts: ConsoleAuthOptions) {
         orgGuid: result.user?.orgGuid ?? null,
       });
       // A cookie the browser brought is not kept past a failed sign-in either.
-      if (sessionToken(c) !== undefined) c.header('Set-Cookie', clearedSessionCookie(opts.secureCookie));
-      if (result.reason === 'locked') {
-        const minutes = Math.ceil(result.retryAfterSeconds / 60);
-        throw new ApiError(
-          429,
-          ERROR_CODES.LOCKED_OUT,
-          `Too many failed sign-ins: try again in ${minutes} minute${minutes === 1 ? '' : 's'}, or reset your password`,
-          undefined,
-          { 'Retry-After': String(result.retryAfterSeconds) },
-        );
-      }
+      if (sessionToken(c) !== undefined) c.header('Set-Cookie', clearedSessionCookie(opts.secureCookie(c)));
+      if (result.reason === 'locked') throw lockedOut(result.retryAfterSeconds, 'failed sign-ins');
       throw new ApiError(401, ERROR_CODES.INVALID_CREDENTIALS, 'Wrong e-mail address or password');
     })
     .get('/links/:token', async (c) => c.json(await describeLink(c.var.deps, c.req.param('token'))))
@@ -118,8 +120,8 @@ export function publicAuthRoutes(opts: ConsoleAuthOptions) {
       const user = await requestPasswordReset(
         c.var.deps,
         c.req.valid('json').email,
-        baseUrl(c, opts),
-        opts.mailer,
+        opts.publicUrl,
+        mailerOf(opts),
       );
       if (user)
         c.set('consoleAudit', {
@@ -137,12 +139,12 @@ export function authRoutes(opts: ConsoleAuthOptions) {
     .get('/session', (c) => c.json({ user: viewOf(c.var.consoleUser), csrfToken: c.var.consoleCsrf }))
     .delete('/session', async (c) => {
       await endSession(c.var.deps.db, c.var.consoleUser.sessionId);
-      c.header('Set-Cookie', clearedSessionCookie(opts.secureCookie));
+      c.header('Set-Cookie', clearedSessionCookie(opts.secureCookie(c)));
       return c.json({ signedOut: true });
     })
     .post('/session/sign-out-everywhere', async (c) => {
       const ended = await endAllSessions(c.var.deps.db, c.var.consoleUser.userId);
-      c.header('Set-Cookie', clearedSessionCookie(opts.secureCookie));
+      c.header('Set-Cookie', clearedSessionCookie(opts.secureCookie(c)));
       return c.json({ signedOut: true, sessionsEnded: ended });
     })
     .post(
@@ -166,8 +168,8 @@ export function authRoutes(opts: ConsoleAuthOptions) {
           c.var.deps,
           c.var.consoleUser.orgId,
           c.req.valid('json'),
-          baseUrl(c, opts),
-          opts.mailer,
+          shownBase(c, opts),
+          mailerOf(opts),
         );
         return c.json(created, 201);
       },
@@ -197,8 +199,8 @@ export function authRoutes(opts: ConsoleAuthOptions) {
           c.var.deps,
           c.var.consoleUser.orgId,
           userIdParam(c.req.param('userId')),
-          baseUrl(c, opts),
-          opts.mailer,
+          shownBase(c, opts),
+          mailerOf(opts),
         ),
       ),
     )

@@ -10,24 +10,32 @@ import { authRoutes, type ConsoleAuthOptions, publicAuthRoutes } from './auth-ro
 import { crossSiteGuard } from './csrf.ts';
 import { consoleDataRoutes } from './data-routes.ts';
 import { dummyHash } from './password.ts';
-import { consoleSession, type SessionEnv } from './session.ts';
+import { consoleSession, type SessionEnv, secureCookieFor } from './session.ts';
 
 export interface ConsoleApiOptions {
-  /** Served over TLS (AppOptions.hsts): the session cookie is `Secure`. */
+  /**
+   * Served over TLS (AppOptions.hsts): the session cookie is `Secure` (it is also when `publicUrl`
+   * is https:, or behind a trusted proxy that says X-Forwarded-Proto: https).
+   */
   secure?: boolean | undefined;
   /** Behind a reverse proxy (TRUST_PROXY): the client's address is the last X-Forwarded-For entry. */
   trustProxy?: boolean | undefined;
-  /** The server's public base URL (one-time links are made on it); default the request's origin. */
+  /**
+   * The server's public base URL (PUBLIC_URL): one-time links are e-mailed only when it is set
+   * (made on it); links shown in the console fall back to the request's origin.
+   */
   publicUrl?: string | undefined;
-  /** E-mails invitation and reset links (SMTP configured). */
+  /** E-mails invitation and reset links (SMTP configured; used only with `publicUrl`). */
   mailer?: ConsoleAuthOptions['mailer'];
 }
 
 export function consoleApi(opts: ConsoleApiOptions = {}) {
+  const publicUrl = opts.publicUrl?.replace(/\/+$/, '');
+  const trustProxy = opts.trustProxy ?? false;
   const auth: ConsoleAuthOptions = {
-    secureCookie: opts.secure ?? false,
-    trustProxy: opts.trustProxy ?? false,
-    publicUrl: opts.publicUrl?.replace(/\/+$/, ''),
+    secureCookie: secureCookieFor({ tls: opts.secure ?? false, publicUrl, trustProxy }),
+    trustProxy,
+    publicUrl,
     mailer: opts.mailer,
   };
   // The dummy hash an unknown e-mail is verified against: made now, not in the first sign-in's time.

@@ -3,8 +3,9 @@
  * 1. a request that says it comes from another site (`Sec-Fetch-Site: cross-site|same-site`, or an
  *    `Origin` other than the server's own) and would change something is refused, signed in or not
  *    (this also stops sign-in CSRF);
- * 2. a changing request's body must be `application/json` (a cross-site form cannot send it without
- *    a CORS preflight, which this API never grants);
+ * 2. a changing request's body must be `application/json`, whatever its method, and a body without a
+ *    Content-Type is refused (a cross-site form cannot send JSON without a CORS preflight, which
+ *    this API never grants);
  * 3. a signed-in changing request must carry `X-CSRF-Token` equal to its session's token
  *    (console/session.ts), compared in constant time;
  * and the cookie itself is SameSite=Strict.
@@ -52,15 +53,14 @@ export function crossSiteGuard(allowedOrigins: () => string[] = () => []): Middl
       const ok = host === own || allowedOrigins().includes(origin);
       if (!ok) throw csrfRefused('Refused: the request comes from another origin');
     }
-    const method = c.req.method;
-    if (
-      (method === 'POST' || method === 'PUT' || method === 'PATCH') &&
-      c.req.header('content-length') !== '0'
-    ) {
-      const type = c.req.header('content-type');
-      if (type !== undefined && !isJsonMediaType(type)) {
-        throw csrfRefused('Refused: a console request body must be application/json');
-      }
+    // Any body must say it is JSON (one without a Content-Type is refused too). Over HTTP/1.1 a
+    // body comes with Content-Length or Transfer-Encoding.
+    const length = c.req.header('content-length');
+    const hasBody =
+      c.req.header('transfer-encoding') !== undefined || (length !== undefined && length !== '0');
+    const type = c.req.header('content-type');
+    if (length !== '0' && (type !== undefined ? !isJsonMediaType(type) : hasBody)) {
+      throw csrfRefused('Refused: a console request body must be application/json');
     }
     await next();
   };

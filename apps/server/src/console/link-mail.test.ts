@@ -2,15 +2,12 @@
  * The one-time link e-mail over real SMTP (a loopback smtp-server), and an invitation made in the
  * console with the mailer configured: the link reaches the invitee, in English and Hebrew.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../app.ts';
 import { consoleSignIn } from '../testing/console-session.ts';
 import { createHarness, type Harness } from '../testing/harness.ts';
 import { type SmtpReceiver, startSmtpReceiver } from '../testing/smtp-receiver.ts';
 import { consoleLinkMailer, linkMail } from './link-mail.ts';
-
-// Every sign-in verifies a scrypt hash (~0.1 s, several times that on a busy machine).
-vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
 
 describe('console link e-mails', () => {
   let h: Harness;

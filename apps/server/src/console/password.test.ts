@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { hashPassword, needsRehash, passwordProblem, SCRYPT_PARAMS, verifyPassword } from './password.ts';
+import {
+  currentScryptParams,
+  hashPassword,
+  needsRehash,
+  passwordProblem,
+  SCRYPT_PARAMS,
+  TEST_SCRYPT_PARAMS,
+  useScryptParamsForTests,
+  verifyPassword,
+} from './password.ts';
 
 describe('console passwords', () => {
   it('hash and verify: salted, parameters in the string, wrong and malformed refused', async () => {
@@ -23,6 +32,30 @@ describe('console passwords', () => {
     expect(await verifyPassword('an older stored hash', old)).toBe(true);
     expect(needsRehash(old)).toBe(true);
     expect(needsRehash(await hashPassword('a current stored hash'))).toBe(false);
+  }, 60_000);
+
+  it("production's parameters by default (N=2^15, r=8, p=3), stored in the hash; cheaper ones only by a test's choice", async () => {
+    expect(SCRYPT_PARAMS).toEqual({ N: 2 ** 15, r: 8, p: 3 });
+    expect(currentScryptParams()).toBe(SCRYPT_PARAMS);
+    expect(await hashPassword('the default parameters')).toMatch(/^scrypt\$32768\$8\$3\$/);
+    useScryptParamsForTests(TEST_SCRYPT_PARAMS);
+    try {
+      const cheap = await hashPassword('cheap test parameters');
+      expect(cheap).toMatch(/^scrypt\$1024\$8\$1\$/);
+      expect(await verifyPassword('cheap test parameters', cheap)).toBe(true);
+    } finally {
+      useScryptParamsForTests(null);
+    }
+    expect(currentScryptParams()).toBe(SCRYPT_PARAMS);
+    // Outside vitest the parameters cannot be changed.
+    const vitest = process.env.VITEST;
+    delete process.env.VITEST;
+    try {
+      expect(() => useScryptParamsForTests(TEST_SCRYPT_PARAMS)).toThrow(/tests only/);
+    } finally {
+      process.env.VITEST = vitest;
+    }
+    expect(currentScryptParams()).toBe(SCRYPT_PARAMS);
   }, 60_000);
 
   it('rules: 10 to 200 characters, not the e-mail address', () => {

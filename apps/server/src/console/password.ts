@@ -5,9 +5,13 @@
  *   scrypt$<N>$<r>$<p>$<salt, base64url>$<64-byte key, base64url>
  *
  * N = 2^15, r = 8, p = 3: one of OWASP's equivalent scrypt settings (32 MiB, about 0.1 s a hash).
- * Compared with timingSafeEqual. Hashing runs on libuv's thread pool (async scrypt), not the event loop.
+ * Compared with timingSafeEqual. Hashing runs on libuv's thread pool (async scrypt), not the event loop,
+ * at most SCRYPT_CONCURRENCY at once (a burst of sign-ins cannot queue unbounded 32 MiB jobs).
+ * Tests hash with cheaper parameters (`useScryptParamsForTests`); production cannot.
  */
 import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
+import { ERROR_CODES } from '@kupah/contracts';
+import { ApiError } from '../http/errors.ts';
 
 export interface ScryptParams {
   N: number;
@@ -15,8 +19,55 @@ export interface ScryptParams {
   p: number;
 }
 
-export const SCRYPT_PARAMS: ScryptParams = { N: 2 ** 15, r: 8, p: 3 };
+/** Production's parameters (and the default): nothing in the environment changes them. */
+export const SCRYPT_PARAMS: ScryptParams = Object.freeze({ N: 2 ** 15, r: 8, p: 3 });
 const KEY_LENGTH = 64;
+
+/** The parameters new hashes are made with: SCRYPT_PARAMS unless a test chose cheaper ones. */
+let current: ScryptParams = SCRYPT_PARAMS;
+export const currentScryptParams = (): ScryptParams => current;
+
+/**
+ * Tests only (refused outside vitest): hash with cheaper parameters (N = 2^10) so that every
+ * sign-in does not cost 0.1-0.5 s. `null` restores production's. The dummy hash is made again.
+ */
+export function useScryptParamsForTests(params: ScryptParams | null): void {
+  if (!process.env.VITEST) throw new Error('scrypt parameters can be changed in tests only');
+  current = params ?? SCRYPT_PARAMS;
+  dummy = undefined;
+}
+
+/** Cheap parameters for tests (testing/console-session.ts installs them). */
+export const TEST_SCRYPT_PARAMS: ScryptParams = Object.freeze({ N: 2 ** 10, r: 8, p: 1 });
+
+/**
+ * At most this many scrypt derivations run at once (32 MiB each), and at most BUSY_QUEUE wait:
+ * past that a request is refused (503, Retry-After) rather than queued without bound.
+ */
+export const SCRYPT_CONCURRENCY = 4;
+const BUSY_QUEUE = 16;
+let running = 0;
+const waiting: Array<() => void> = [];
+
+/** Too many password checks already running or waiting: 429 RATE_LIMITED, try again in a second. */
+const busy = () =>
+  new ApiError(429, ERROR_CODES.RATE_LIMITED, 'Too many sign-ins at once: try again in a moment', undefined, {
+    'Retry-After': '1',
+  });
+
+async function withSlot<T>(work: () => Promise<T>): Promise<T> {
+  if (running >= SCRYPT_CONCURRENCY) {
+    if (waiting.length >= BUSY_QUEUE) throw busy();
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  } else running++;
+  try {
+    return await work();
+  } finally {
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
+  }
+}
 const SALT_LENGTH = 16;
 
 export const PASSWORD_MIN = 10;
@@ -30,14 +81,17 @@ function derive(password: string, salt: Buffer, params: ScryptParams): Promise<B
     // 128 * N * r bytes, with room to spare.
     maxmem: 256 * params.N * params.r + 1024 * 1024,
   };
-  return new Promise((resolve, reject) =>
-    scrypt(password.normalize('NFC'), salt, KEY_LENGTH, options, (err, key) =>
-      err ? reject(err) : resolve(key),
-    ),
+  return withSlot(
+    () =>
+      new Promise<Buffer>((resolve, reject) =>
+        scrypt(password.normalize('NFC'), salt, KEY_LENGTH, options, (err, key) =>
+          err ? reject(err) : resolve(key),
+        ),
+      ),
   );
 }
 
-export async function hashPassword(password: string, params: ScryptParams = SCRYPT_PARAMS): Promise<string> {
+export async function hashPassword(password: string, params: ScryptParams = current): Promise<string> {
   const salt = randomBytes(SALT_LENGTH);
   const key = await derive(password, salt, params);
   return `scrypt$${params.N}$${params.r}$${params.p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
@@ -78,7 +132,7 @@ export async function verifyPassword(password: string, stored: string | null): P
 /** The stored hash was made with other parameters than today's: re-hash at the next sign-in. */
 export function needsRehash(stored: string): boolean {
   const p = parse(stored);
-  return !p || p.N !== SCRYPT_PARAMS.N || p.r !== SCRYPT_PARAMS.r || p.p !== SCRYPT_PARAMS.p;
+  return !p || p.N !== current.N || p.r !== current.r || p.p !== current.p;
 }
 
 /** Why `password` may not be used, or null: 10 to 200 characters, not the e-mail address. */

@@ -3,17 +3,15 @@
  * session fixation, CSRF, cookie flags, session limits, sign-out, password change, the stored hash
  * and the audit trail of sign-ins.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { createApp } from '../app.ts';
 import { consoleSignIn, consoleSignInAs } from '../testing/console-session.ts';
 import { createHarness, type Harness, type Reply, testDatabases } from '../testing/harness.ts';
+import { TEST_SCRYPT_PARAMS, useScryptParamsForTests } from './password.ts';
 import { createUser, orgIdOf, purgeConsoleRecords } from './users-service.ts';
 
 const cookieOf = (r: Reply): string | undefined =>
   /(?:^|,\s*)kupah_console=([^;]*)/.exec(r.headers.get('set-cookie') ?? '')?.[1];
-
-// Every sign-in verifies a scrypt hash (~0.1 s, several times that on a busy machine).
-vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
 
 describe.each(await testDatabases())('console sign-in and sessions on %s', (kind) => {
   let h: Harness;
@@ -23,7 +21,8 @@ describe.each(await testDatabases())('console sign-in and sessions on %s', (kind
     const email = `user${++n}-${kind}@Example.org`;
     const password = `correct horse ${n} battery`;
     await createUser(h.deps, await orgIdOf(h.db, h.org.orgGuid), { email, role, password }, 'http://x');
-    return { email, password };
+    // Stored (and shown) normalised: lower case.
+    return { email: email.toLowerCase(), password };
   };
   const signIn = (body: unknown, headers: Record<string, string> = {}) =>
     h.request('POST', '/console/api/session', body, headers);
@@ -70,6 +69,9 @@ describe.each(await testDatabases())('console sign-in and sessions on %s', (kind
   });
 
   it('a wrong password and an unknown e-mail answer alike (and both verify a hash)', async () => {
+    // Timing needs production's hash cost (this file hashes cheaply: testing/console-session.ts).
+    useScryptParamsForTests(null);
+    onTestFinished(() => useScryptParamsForTests(TEST_SCRYPT_PARAMS));
     const { email, password } = await newUser();
     const time = async (body: unknown) => {
       let best = Number.POSITIVE_INFINITY;
@@ -366,8 +368,11 @@ describe.each(await testDatabases())('console sign-in and sessions on %s', (kind
     h.clock.set(new Date().toISOString());
   });
 
-  it('stores the password as salted scrypt with its parameters: not the text, not a bare hash', async () => {
+  it("stores the password as salted scrypt with its parameters (production's by default: N=2^15, r=8, p=3): not the text, not a bare hash", async () => {
     const { createHash } = await import('node:crypto');
+    // This file hashes with cheap parameters (testing/console-session.ts): production's here.
+    useScryptParamsForTests(null);
+    onTestFinished(() => useScryptParamsForTests(TEST_SCRYPT_PARAMS));
     const password = 'the same password for two';
     const orgId = await orgIdOf(h.db, h.org.orgGuid);
     await createUser(
@@ -413,7 +418,8 @@ describe.each(await testDatabases())('console sign-in and sessions on %s', (kind
       [email],
     );
     expect(row!.password_hash).not.toBe(old);
-    expect(row!.password_hash).toMatch(/^scrypt\$32768\$8\$3\$/);
+    // Re-hashed with today's parameters (this file's cheap ones: testing/console-session.ts).
+    expect(row!.password_hash).toMatch(/^scrypt\$1024\$8\$1\$/);
     await consoleSignInAs(h, email, password);
   });
 

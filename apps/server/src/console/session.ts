@@ -1,6 +1,6 @@
 /**
  * The console's session: cookie `kupah_console` (HttpOnly; SameSite=Strict; Path=/console; Secure
- * when the server is on TLS) holding a random 32-byte token whose SHA-256 is the session's id.
+ * when the browser reaches the server over HTTPS: `secureCookieFor`) holding a random 32-byte token whose SHA-256 is the session's id.
  * `consoleSession` lets a request through only with a live session of an enabled user, sets
  * `consoleUser`, and refuses a changing request without the session's `X-CSRF-Token`.
  */
@@ -45,10 +45,31 @@ export const clearedSessionCookie = (secure: boolean): string => cookie('', 0, s
 export const sessionToken = (c: Context): string | undefined => getCookie(c, SESSION_COOKIE);
 
 /**
+ * Whether the session cookie is `Secure`: the server holds the TLS certificate, or PUBLIC_URL is
+ * https:, or (behind a trusted proxy, TRUST_PROXY=1) the proxy says the browser came over HTTPS
+ * (`X-Forwarded-Proto: https`, its last entry).
+ */
+export function secureCookieFor(opts: {
+  tls: boolean;
+  publicUrl?: string | undefined;
+  trustProxy: boolean;
+}): (c: Context) => boolean {
+  const always = opts.tls || (opts.publicUrl !== undefined && new URL(opts.publicUrl).protocol === 'https:');
+  return (c) => {
+    if (always) return true;
+    if (!opts.trustProxy) return false;
+    const proto = c.req.header('x-forwarded-proto')?.split(',').at(-1)?.trim().toLowerCase();
+    return proto === 'https';
+  };
+}
+
+/**
  * 401 without a live session (the cookie removed), 403 CSRF_REFUSED for a changing request
  * without the session's X-CSRF-Token; otherwise sets `consoleUser` (and `consoleCsrf`).
  */
-export function consoleSession(opts: { secureCookie: boolean }): MiddlewareHandler<SessionEnv> {
+export function consoleSession(opts: {
+  secureCookie: (c: Context) => boolean;
+}): MiddlewareHandler<SessionEnv> {
   return async (c, next) => {
     const token = sessionToken(c);
     const session = await resumeSession(c.var.deps, token);
@@ -58,7 +79,7 @@ export function consoleSession(opts: { secureCookie: boolean }): MiddlewareHandl
         ERROR_CODES.UNAUTHORIZED,
         'Sign in to the console',
         undefined,
-        token !== undefined ? { 'Set-Cookie': clearedSessionCookie(opts.secureCookie) } : undefined,
+        token !== undefined ? { 'Set-Cookie': clearedSessionCookie(opts.secureCookie(c)) } : undefined,
       );
     }
     c.set('consoleUser', session.user);

@@ -54,9 +54,10 @@ function toUser(r: RawUser): UserRow {
   };
 }
 
+/** `email` already normalised (users-service.ts `normaliseEmail`): compared as it is (the index is on lower(email)). */
 export async function findUserByEmail(sql: Sql, email: string): Promise<UserRow | null> {
   const [r] = await sql.query<RawUser>(
-    `SELECT ${USER_COLUMNS} FROM console_users u JOIN orgs o ON o.id = u.org_id WHERE lower(u.email) = lower($1)`,
+    `SELECT ${USER_COLUMNS} FROM console_users u JOIN orgs o ON o.id = u.org_id WHERE lower(u.email) = $1`,
     [email],
   );
   return r ? toUser(r) : null;
@@ -122,11 +123,22 @@ export async function updateUser(
   );
 }
 
-/** Enabled owners of an organisation other than `exceptUserId`. */
+/**
+ * Locks the organisation's owners' rows until the transaction ends: two owners demoting or
+ * disabling each other at once are taken one after the other (the second sees the first's change).
+ */
+export async function lockOwners(sql: Sql, orgId: number): Promise<void> {
+  await sql.query(
+    `SELECT id FROM console_users WHERE org_id = $1 AND role = 'owner' ORDER BY id FOR UPDATE`,
+    [orgId],
+  );
+}
+
+/** Enabled owners who can sign in (a password set) of an organisation, other than `exceptUserId`. */
 export async function countOtherOwners(sql: Sql, orgId: number, exceptUserId: number): Promise<number> {
   const [r] = await sql.query<{ n: string | number }>(
     `SELECT count(*) AS n FROM console_users
-     WHERE org_id = $1 AND id <> $2 AND role = 'owner' AND disabled_at IS NULL`,
+     WHERE org_id = $1 AND id <> $2 AND role = 'owner' AND disabled_at IS NULL AND password_hash IS NOT NULL`,
     [orgId, exceptUserId],
   );
   return Number(r!.n);
@@ -264,6 +276,14 @@ export async function insertLink(
   );
 }
 
+/** Every unused link of the user stops working (password changed, user disabled). */
+export async function expireUserLinks(sql: Sql, userId: number, now: Date): Promise<void> {
+  await sql.query('UPDATE console_links SET used_at = $2 WHERE user_id = $1 AND used_at IS NULL', [
+    userId,
+    now,
+  ]);
+}
+
 /** A link not used and not expired, with its user. */
 export async function findLiveLink(
   sql: Sql,
@@ -300,42 +320,48 @@ export async function lastResetLinkAt(sql: Sql, userId: number): Promise<Date | 
 // ---------------------------------------------------------------------------------------------
 // Sign-in failures (per e-mail and per client address), shared by every instance
 
-/** The latest time any of `keys` is locked until, if later than `now`. */
-export async function lockedUntil(sql: Sql, keys: string[], now: Date): Promise<Date | null> {
-  const [r] = await sql.query<{ until: Date | string | null }>(
-    'SELECT max(locked_until) AS until FROM console_signin_failures WHERE key = ANY($1::text[]) AND locked_until > $2',
-    [keys, now],
-  );
-  return date(r?.until ?? null);
-}
-
 /**
- * Counts one failure for `key`: a new window when the last one is older than `windowMs` or its
- * lock has ended; `max` failures in a window lock the key for `lockMs`. One statement (atomic).
+ * Counts one attempt for `key` before the password is checked, in one statement (atomic: parallel
+ * attempts each see their own count): a new window when the last one is older than `windowMs` (and
+ * no lock is on) or its lock has ended; the attempt past `max` in a window locks the key for
+ * `lockMs`. Returns the lock, if any: then the attempt is refused unchecked.
  */
-export async function recordFailure(
+export async function countAttempt(
   sql: Sql,
   key: string,
   now: Date,
   limits: { windowMs: number; max: number; lockMs: number },
-): Promise<{ failures: number; lockedUntil: Date | null }> {
-  const expired = `(f.window_start <= $2::timestamptz - make_interval(secs => $3::float8 / 1000)
+): Promise<{ attempts: number; lockedUntil: Date | null }> {
+  const expired = `((f.locked_until IS NULL AND f.window_start <= $2::timestamptz - make_interval(secs => $3::float8 / 1000))
     OR (f.locked_until IS NOT NULL AND f.locked_until <= $2::timestamptz))`;
   const count = `CASE WHEN ${expired} THEN 1 ELSE f.failures + 1 END`;
+  const lock = '$2::timestamptz + make_interval(secs => $5::float8 / 1000)';
   const [r] = await sql.query<{ failures: number; locked_until: Date | string | null }>(
     `INSERT INTO console_signin_failures AS f (key, failures, window_start, locked_until)
-     VALUES ($1, 1, $2, CASE WHEN $4::int <= 1 THEN $2::timestamptz + make_interval(secs => $5::float8 / 1000) END)
+     VALUES ($1, 1, $2, CASE WHEN 1 > $4::int THEN ${lock} END)
      ON CONFLICT (key) DO UPDATE SET
-       failures = CASE WHEN ${count} >= $4::int THEN 0 ELSE ${count} END,
+       failures = ${count},
        window_start = CASE WHEN ${expired} THEN $2::timestamptz ELSE f.window_start END,
        locked_until = CASE
-         WHEN ${count} >= $4::int THEN $2::timestamptz + make_interval(secs => $5::float8 / 1000)
-         WHEN ${expired} THEN NULL
-         ELSE f.locked_until END
+         WHEN NOT ${expired} AND f.locked_until IS NOT NULL THEN f.locked_until
+         WHEN ${count} > $4::int THEN ${lock}
+         ELSE NULL END
      RETURNING failures, locked_until`,
     [key, now, limits.windowMs, limits.max, limits.lockMs],
   );
-  return { failures: Number(r!.failures), lockedUntil: date(r!.locked_until) };
+  return { attempts: Number(r!.failures), lockedUntil: date(r!.locked_until) };
+}
+
+/** Takes back one counted attempt (it succeeded), unless the key is locked; a counter at 0 is removed. */
+export async function refundAttempt(sql: Sql, key: string): Promise<void> {
+  await sql.query(
+    'UPDATE console_signin_failures SET failures = greatest(failures - 1, 0) WHERE key = $1 AND locked_until IS NULL',
+    [key],
+  );
+  await sql.query(
+    'DELETE FROM console_signin_failures WHERE key = $1 AND failures = 0 AND locked_until IS NULL',
+    [key],
+  );
 }
 
 export async function clearFailures(sql: Sql, key: string): Promise<void> {

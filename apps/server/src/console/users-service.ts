@@ -13,9 +13,11 @@ import type { ConsoleRole, ConsoleUser } from './env.ts';
 import { hashPassword, needsRehash, passwordProblem, verifyPassword } from './password.ts';
 import {
   clearFailures,
+  countAttempt,
   countOtherOwners,
   deleteSession,
   deleteUserSessions,
+  expireUserLinks,
   findLiveLink,
   findUser,
   findUserByEmail,
@@ -27,13 +29,13 @@ import {
   listOrgAudit,
   listUsers,
   loadSession,
-  lockedUntil,
+  lockOwners,
   markSignedIn,
   type OrgAuditEntry,
   purgeLinks,
   purgeSessions,
   purgeSigninFailures,
-  recordFailure,
+  refundAttempt,
   setPasswordHash,
   touchSession,
   type UserRow,
@@ -78,7 +80,8 @@ export const tokenId = (token: string): string => createHash('sha256').update(to
 /** The shape of a token this server makes (anything else is not looked up). */
 export const isToken = (s: string | undefined): s is string => !!s && /^[\w-]{43}$/.test(s);
 
-export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
+/** How e-mail addresses are stored, looked up and counted: NFC, trimmed, lower case (JavaScript's). */
+export const normaliseEmail = (email: string): string => email.normalize('NFC').trim().toLowerCase();
 
 /** What the console shows of a user. */
 export interface UserView {
@@ -214,15 +217,64 @@ export type SignInResult =
   | { ok: false; reason: 'invalid'; user: UserRow | null }
   | { ok: false; reason: 'locked'; user: UserRow | null; retryAfterSeconds: number };
 
-const emailKey = (email: string) => `email:${normaliseEmail(email)}`;
-const addressKey = (ip: string | null) => `addr:${ip ?? 'unknown'}`;
+/**
+ * The lockout key of a sign-in: the account's id when the e-mail has one (however the address is
+ * spelled), otherwise the normalised address (an unknown e-mail is counted and locked all the same).
+ */
+const accountKey = (user: Pick<UserRow, 'userId'> | null, email: string) =>
+  user ? `user:${user.userId}` : `email:${normaliseEmail(email)}`;
+
+/** Expands an IPv6 address to its 8 groups (null when it is not one). */
+function ipv6Groups(ip: string): number[] | null {
+  const bare = ip.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  if (!bare.includes(':')) return null;
+  let text = bare;
+  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (v4) {
+    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return null;
+  const head = halves[0] ? halves[0].split(':') : [];
+  const tail = halves.length === 2 && halves[1] ? halves[1].split(':') : [];
+  const missing = 8 - head.length - tail.length;
+  if (halves.length === 1 ? missing !== 0 : missing < 1) return null;
+  const groups = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill('0'), ...tail].map((g) =>
+    /^[0-9a-f]{1,4}$/i.test(g) ? Number.parseInt(g, 16) : Number.NaN,
+  );
+  return groups.some(Number.isNaN) ? null : groups;
+}
+
+/**
+ * The lockout key of a client address: an IPv4 address as it is; an IPv6 address by its /64 (one
+ * client usually holds a whole /64); an IPv4-mapped IPv6 address as its IPv4 address.
+ */
+export function addressKey(ip: string | null): string {
+  if (!ip) return 'addr:unknown';
+  const g = ipv6Groups(ip);
+  if (!g) return `addr:${ip}`;
+  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) {
+    return `addr:${g[6]! >> 8}.${g[6]! & 255}.${g[7]! >> 8}.${g[7]! & 255}`;
+  }
+  return `addr:${g
+    .slice(0, 4)
+    .map((x) => x.toString(16))
+    .join(':')}::/64`;
+}
+
+const retryAfter = (until: Date, now: Date) =>
+  Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000));
 
 /**
  * Checks the e-mail and password. A wrong e-mail and a wrong password answer alike, in about the
- * same time (a dummy hash is verified for an unknown e-mail); 5 failures for one e-mail in 15
- * minutes lock it for 15 minutes (whether or not it has an account), 20 from one address lock
- * the address. A locked e-mail or address is refused even with the right password.
- * `previousToken`: the cookie the browser sent, if any; its session ends (a new id is always issued).
+ * same time (a dummy hash is verified for an unknown e-mail). Every attempt is counted before the
+ * password is checked (atomically, so a burst of parallel guesses cannot all be checked): a 6th
+ * attempt for one account (or unknown e-mail) within 15 minutes is refused and locks it for 15
+ * minutes; a 21st from one address (an IPv6 /64) locks the address. A success takes its attempts
+ * back (the account's counter is cleared). A locked account or address is refused even with the
+ * right password. `previousToken`: the cookie the browser sent, if any; its session ends (a new id
+ * is always issued).
  */
 export async function signIn(
   deps: Pick<Deps, 'db' | 'now' | 'logger'>,
@@ -231,36 +283,32 @@ export async function signIn(
 ): Promise<SignInResult> {
   const { db } = deps;
   const now = deps.now();
-  const keys = [emailKey(input.email), addressKey(client.ip)];
   const user = await findUserByEmail(db, normaliseEmail(input.email));
-  const locked = await lockedUntil(db, keys, now);
+  const keys = [accountKey(user, input.email), addressKey(client.ip)] as const;
+  const byAccount = await countAttempt(db, keys[0], now, LOCKOUT.email);
+  const byAddress = await countAttempt(db, keys[1], now, LOCKOUT.address);
+  const locked = [byAccount.lockedUntil, byAddress.lockedUntil]
+    .filter((d): d is Date => d !== null && d > now)
+    .sort((a, b) => b.getTime() - a.getTime())[0];
   if (locked) {
-    return {
-      ok: false,
-      reason: 'locked',
-      user,
-      retryAfterSeconds: Math.max(1, Math.ceil((locked.getTime() - now.getTime()) / 1000)),
-    };
-  }
-  const usable = user !== null && user.disabledAt === null && user.passwordHash !== null;
-  const matches = await verifyPassword(input.password, usable ? user.passwordHash : null);
-  if (!usable || !matches) {
-    const byEmail = await recordFailure(db, keys[0]!, now, LOCKOUT.email);
-    const byAddress = await recordFailure(db, keys[1]!, now, LOCKOUT.address);
-    if (byEmail.lockedUntil || byAddress.lockedUntil) {
+    if (byAccount.attempts === LOCKOUT.email.max + 1 || byAddress.attempts === LOCKOUT.address.max + 1) {
       deps.logger.warn(
         {
-          emailLocked: byEmail.lockedUntil !== null,
+          emailLocked: byAccount.lockedUntil !== null,
           addressLocked: byAddress.lockedUntil !== null,
           ip: client.ip,
         },
         'console: sign-in locked out after repeated failures',
       );
     }
-    return { ok: false, reason: 'invalid', user };
+    return { ok: false, reason: 'locked', user, retryAfterSeconds: retryAfter(locked, now) };
   }
+  const usable = user !== null && user.disabledAt === null && user.passwordHash !== null;
+  const matches = await verifyPassword(input.password, usable ? user.passwordHash : null);
+  if (!usable || !matches) return { ok: false, reason: 'invalid', user };
   if (isToken(input.previousToken)) await deleteSession(db, tokenId(input.previousToken));
-  await clearFailures(db, keys[0]!);
+  await clearFailures(db, keys[0]);
+  await refundAttempt(db, keys[1]);
   if (needsRehash(user.passwordHash!)) {
     await setPasswordHash(db, user.userId, await hashPassword(input.password), now);
   }
@@ -275,22 +323,45 @@ function checkPassword(password: string, email: string, field: string): void {
   if (problem) throw validationError([{ field, message: problem }]);
 }
 
-/** Changes the password; every other session of the user ends. */
+/** 429 LOCKED_OUT with Retry-After. */
+export function lockedOut(retryAfterSeconds: number, what: string): ApiError {
+  const minutes = Math.ceil(retryAfterSeconds / 60);
+  return new ApiError(
+    429,
+    ERROR_CODES.LOCKED_OUT,
+    `Too many ${what}: try again in ${minutes} minute${minutes === 1 ? '' : 's'}, or reset your password`,
+    undefined,
+    { 'Retry-After': String(retryAfterSeconds) },
+  );
+}
+
+/**
+ * Changes the password; every other session of the user ends and their unused one-time links stop
+ * working. Guesses of the current password count under the sign-in lockout of the account (429).
+ */
 export async function changePassword(
   deps: Pick<Deps, 'db' | 'now'>,
   user: ConsoleUser,
   currentPassword: string,
   newPassword: string,
 ): Promise<void> {
+  const now = deps.now();
+  const key = accountKey(user, user.email);
+  const attempt = await countAttempt(deps.db, key, now, LOCKOUT.email);
+  if (attempt.lockedUntil && attempt.lockedUntil > now) {
+    throw lockedOut(retryAfter(attempt.lockedUntil, now), 'wrong passwords');
+  }
   const row = await findUser(deps.db, user.orgId, user.userId);
   if (!row || !(await verifyPassword(currentPassword, row.passwordHash))) {
     throw new ApiError(403, ERROR_CODES.INVALID_CREDENTIALS, 'The current password is wrong');
   }
+  await clearFailures(deps.db, key);
   checkPassword(newPassword, row.email, 'newPassword');
   const hash = await hashPassword(newPassword);
   await deps.db.transaction(async (tx) => {
     await setPasswordHash(tx, user.userId, hash, deps.now());
     await deleteUserSessions(tx, user.userId, user.sessionId);
+    await expireUserLinks(tx, user.userId, deps.now());
   });
 }
 
@@ -344,7 +415,7 @@ export async function acceptLink(
     await setPasswordHash(tx, link.user.userId, hash, now);
     if (input.name !== undefined) await updateUser(tx, link.user.userId, { name: input.name }, now);
     await deleteUserSessions(tx, link.user.userId, null);
-    await clearFailures(tx, emailKey(link.user.email));
+    await clearFailures(tx, accountKey(link.user, link.user.email));
     const user = (await findUser(tx, link.user.orgId, link.user.userId))!;
     return { kind: link.kind, session: await startSession(tx, user, now, client) };
   });
@@ -360,17 +431,18 @@ export type LinkMailer = (m: {
 }) => Promise<void>;
 
 /**
- * POST /password-reset: when the e-mail has an enabled account and a mailer is configured, a
+ * POST /password-reset: when the e-mail has an enabled account, a mailer is configured and the
+ * public base URL is known (PUBLIC_URL: never the request's Host, which the caller chooses), a
  * reset link is e-mailed (at most one every 5 minutes). The caller always answers 202.
  */
 export async function requestPasswordReset(
   deps: Pick<Deps, 'db' | 'now' | 'logger'>,
   email: string,
-  base: string,
+  publicBase: string | undefined,
   mailer: LinkMailer | undefined,
 ): Promise<UserRow | null> {
   const user = await findUserByEmail(deps.db, normaliseEmail(email));
-  if (!user || user.disabledAt !== null || !mailer) return user;
+  if (!user || user.disabledAt !== null || !mailer || !publicBase) return user;
   const now = deps.now();
   const last = await lastResetLinkAt(deps.db, user.userId);
   if (last && now.getTime() - last.getTime() < RESET_MAIL_EVERY_MS) return user;
@@ -379,7 +451,7 @@ export async function requestPasswordReset(
   void mailer({
     to: user.email,
     kind: 'reset',
-    link: linkUrl(base, token),
+    link: linkUrl(publicBase, token),
     orgName: user.orgName,
     name: user.name,
   }).catch((err) =>
@@ -413,7 +485,7 @@ export async function createUser(
   base: string,
   mailer?: LinkMailer,
 ): Promise<CreatedUser> {
-  const email = input.email.trim();
+  const email = normaliseEmail(input.email);
   if (input.password !== undefined) checkPassword(input.password, email, 'password');
   const hash = input.password !== undefined ? await hashPassword(input.password) : null;
   const now = deps.now();
@@ -474,6 +546,8 @@ export async function patchUser(
   change: { role?: ConsoleRole | undefined; disabled?: boolean | undefined },
 ): Promise<UserListItem> {
   return deps.db.transaction(async (tx) => {
+    // Owners' rows locked first: a concurrent demotion of the other owner waits, then is seen.
+    await lockOwners(tx, orgId);
     const u = await requireUser(tx, orgId, userId);
     const losesOwner =
       u.role === 'owner' &&
@@ -487,7 +561,10 @@ export async function patchUser(
       );
     }
     await updateUser(tx, userId, change, deps.now());
-    if (change.disabled === true) await deleteUserSessions(tx, userId, null);
+    if (change.disabled === true) {
+      await deleteUserSessions(tx, userId, null);
+      await expireUserLinks(tx, userId, deps.now());
+    }
     return listItem((await findUser(tx, orgId, userId))!);
   });
 }
@@ -543,6 +620,7 @@ export async function orgAudit(
 /** Housekeeping: ended sessions, spent failure counters, links expired or used over 30 days ago. */
 export async function purgeConsoleRecords(db: Sql, now: Date): Promise<number> {
   const window = Math.max(LOCKOUT.email.windowMs, LOCKOUT.address.windowMs);
+  // (A counter whose lock has ended is removed once its window has passed too.)
   return (
     (await purgeSessions(db, now, SESSION_LIMITS.idleMs)) +
     (await purgeSigninFailures(db, now, window)) +

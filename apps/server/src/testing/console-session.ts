@@ -9,6 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ConsoleRole } from '../console/env.ts';
+import { TEST_SCRYPT_PARAMS, useScryptParamsForTests } from '../console/password.ts';
 import { createUser, orgIdOf, type UserView } from '../console/users-service.ts';
 import type { Harness, Reply } from './harness.ts';
 
@@ -38,6 +39,13 @@ export interface ConsoleSignInOptions {
   /** A real server's base URL (`await h.listen()`); default `h.app.request()`. */
   baseUrl?: string;
 }
+
+/**
+ * A test file that signs console users in hashes with cheap scrypt parameters (N = 2^10: about a
+ * millisecond, not 0.1-0.5 s a sign-in). Production's parameters cannot be changed (password.ts
+ * refuses outside vitest); password.test.ts checks them. Each test file has its own modules.
+ */
+useScryptParamsForTests(TEST_SCRYPT_PARAMS);
 
 export const consolePath = (path: string): string =>
   path.startsWith('/console/') ? path : `/console/api${path.startsWith('/') ? '' : '/'}${path}`;
