@@ -295,6 +295,7 @@ export const en = {
     queue: 'Queue',
     lastShift: 'Last shift close',
     sandbox: 'test mode',
+    sandboxOption: 'Training terminal (test mode: sandbox gateway only, nothing is charged)',
     revoke: 'Revoke',
     revokeTitle: 'Revoke {{name}}?',
     revokeConfirm: 'The terminal can no longer send anything. Pair it again with a new code to use it.',

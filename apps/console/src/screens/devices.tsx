@@ -7,7 +7,7 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Device, PairingAnswer, Shift } from '../api/types.ts';
 import { ConfirmDialog, Dialog } from '../components/dialog.tsx';
-import { Field } from '../components/field.tsx';
+import { Checkbox, Field } from '../components/field.tsx';
 import { useLang } from '../components/money.tsx';
 import { Empty, ErrorNotice, Loaded } from '../components/notice.tsx';
 import { formatDateTime } from '../format/dates.ts';
@@ -195,6 +195,8 @@ function PairDialog({ onClose }: { onClose(): void }) {
   const { api, timeZone } = useConsole();
   const [name, setName] = useState('');
   const [location, setLocation] = useState('');
+  // A training terminal: its donations go to the sandbox gateway only.
+  const [sandbox, setSandbox] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [paired, setPaired] = useState<PairingAnswer | null>(null);
   const [qr, setQr] = useState<string | null>(null);
@@ -238,7 +240,11 @@ function PairDialog({ onClose }: { onClose(): void }) {
             e.preventDefault();
             try {
               setPaired(
-                await api.post<PairingAnswer>('/devices', { name, ...(location ? { location } : {}) }),
+                await api.post<PairingAnswer>('/devices', {
+                  name,
+                  ...(location ? { location } : {}),
+                  ...(sandbox ? { sandbox } : {}),
+                }),
               );
             } catch (err) {
               setError(err);
@@ -254,6 +260,7 @@ function PairDialog({ onClose }: { onClose(): void }) {
             name="deviceName"
           />
           <Field label={t('devices.location')} value={location} onChange={setLocation} maxLength={200} />
+          <Checkbox label={t('devices.sandboxOption')} checked={sandbox} onChange={setSandbox} />
           <ErrorNotice error={error} />
           <div className="actions">
             <button type="submit" className="primary" data-testid="pair-submit">
