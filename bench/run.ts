@@ -2,7 +2,9 @@
  * `npm run bench -- <name> [options]`: runs one benchmark against the real server.
  * Progress goes to stderr; the result (a summary, or one JSON object with --json) to stdout.
  */
+import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type DbKind, defaultConnections, formatCharge, runCharge } from './charge.ts';
 import { formatGatewayHang, runGatewayHang } from './gateway-hang.ts';
@@ -49,6 +51,9 @@ Benchmarks:
             in Hebrew), queued for e-mail (target ≤ 60 s).
   reports   the read API on PostgreSQL over a year of 1,000,000 payments (--payments): totals
             by every groupBy (target ≤ 500 ms), payment pages, cursor, donor search.
+  console   the console: first-screen JavaScript gzipped (target ≤ 300 KB), then Today and the
+            payments search over 1,000,000 payments on PostgreSQL (target ≤ 300 ms each); its own
+            options: --payments <n> --repeats <n> --dense --keep --reuse <db> --pg <url>.
   gateway-hang
             the server on PostgreSQL with a gateway that never answers (SANDBOX_GATEWAY_FAULTS=hang):
             200 Charges kept in flight, all hanging, while SaveDonor (APIKey) is measured under
@@ -90,6 +95,8 @@ DATA_DIR and DATABASE_URL chosen by the benchmark, and SANDBOX_GATEWAY_LATENCY_M
 SANDBOX_GATEWAY_FAULTS set (gateway-hang: also GATEWAY_TIMEOUT_MS) or removed; so DB_POOL_SIZE
 and GATEWAY_CONCURRENCY[_PER_ORG], if set, are passed through.`;
 
+const CONSOLE_BENCH = fileURLToPath(new URL('./console.ts', import.meta.url));
+
 const BENCHMARKS = [
   'charge',
   'schedules',
@@ -99,6 +106,7 @@ const BENCHMARKS = [
   'gateway-hang',
   'reports',
   'receipts',
+  'console',
 ] as const;
 
 function positiveNumber(name: string, text: string | undefined, fallback: number, allowZero = false): number {
@@ -122,6 +130,13 @@ function gatewayLatency(text: string | undefined): number {
 }
 
 async function main(argv: string[]): Promise<number> {
+  // The console's benchmark has options of its own (bench/console.ts): handed over whole.
+  if (argv[0] === 'console') {
+    const r = spawnSync(process.execPath, [...process.execArgv, CONSOLE_BENCH, ...argv.slice(1)], {
+      stdio: 'inherit',
+    });
+    return r.status ?? 1;
+  }
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);
