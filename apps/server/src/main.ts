@@ -204,7 +204,11 @@ async function main() {
     terminalDir,
     consoleDir,
     hsts: tls !== undefined,
-    console: { ...consoleLinks, trustProxy: config.TRUST_PROXY },
+    console: {
+      ...consoleLinks,
+      trustProxy: config.TRUST_PROXY,
+      allowInsecureWebhooks: config.WEBHOOK_ALLOW_PRIVATE,
+    },
   });
   // The admin API and /metrics: their own listener, loopback unless ADMIN_ALLOW_REMOTE=1 (which
   // config allows only with TLS); over TLS too when ADMIN_TLS=1 or not on loopback.

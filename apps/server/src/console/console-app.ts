@@ -27,6 +27,8 @@ export interface ConsoleApiOptions {
   publicUrl?: string | undefined;
   /** E-mails invitation and reset links (SMTP configured; used only with `publicUrl`). */
   mailer?: ConsoleAuthOptions['mailer'];
+  /** WEBHOOK_ALLOW_PRIVATE=1: webhook URLs set in the console may be http:// or private, as in the admin API. */
+  allowInsecureWebhooks?: boolean | undefined;
 }
 
 export function consoleApi(opts: ConsoleApiOptions = {}) {
@@ -53,6 +55,9 @@ export function consoleApi(opts: ConsoleApiOptions = {}) {
   api.use(consoleSession({ secureCookie: auth.secureCookie }));
   api.route('/', authRoutes(auth));
   // The console's data routes (console/data-routes.ts).
-  api.route('/', consoleDataRoutes({ publicUrl: auth.publicUrl }));
+  api.route(
+    '/',
+    consoleDataRoutes({ publicUrl: auth.publicUrl, allowInsecureWebhooks: opts.allowInsecureWebhooks }),
+  );
   return api;
 }

@@ -7,6 +7,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createOrg } from '../admin/admin-service.ts';
+import { createApp } from '../app.ts';
 import { createGatewayRegistry } from '../gateway/registry.ts';
 import { sandboxGateway } from '../gateway/sandbox-gateway.ts';
 import { keyEncryptionKey } from '../secrets/key-encryption.ts';
@@ -598,6 +599,17 @@ describe.each(await testDatabases())('console data endpoints on %s', (kind) => {
     expect(audit.length).toBeGreaterThan(0);
     for (const a of audit) expect(a.row).not.toContain(key);
     expect((await owner('PUT', '/gateway', { provider: 'none' })).status).toBe(200);
+  });
+
+  it('webhooks: with WEBHOOK_ALLOW_PRIVATE=1 (development) an http:// loopback URL is taken, as by the admin API', async () => {
+    const devApp = createApp(h.deps, { console: { allowInsecureWebhooks: true } });
+    const dev = await consoleSignIn({ app: devApp, deps: h.deps, org: h.org }, { role: 'manager' });
+    const url = 'http://127.0.0.1:9/hook';
+    expect((await manager('PUT', '/webhooks/schedule', { url })).status).toBe(400);
+    const r = await dev.request('PUT', '/webhooks/schedule', { url });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.url).toBe(url);
+    expect((await dev.request('PUT', '/webhooks/schedule', { url: null })).status).toBe(200);
   });
 
   it('webhooks: https only, the secret shown once; deliveries and replay are scoped', async () => {
