@@ -4,6 +4,7 @@
  * handler takes the organisation from it, never from the request. Reads need `viewer`, changes
  * `manager`, API keys, sources and the gateway `owner`. Another organisation's ids answer 404.
  */
+
 import {
   CURRENCIES,
   paymentListQuery,
@@ -18,6 +19,7 @@ import {
 import { type Context, Hono } from 'hono';
 import { z } from 'zod';
 import { gatewayChange, refuseInsecureWebhooks, settingsPatch, valid } from '../admin/routes.ts';
+import { csvDownload } from '../http/csv-download.ts';
 import { fromZod, notFound, validationError } from '../http/errors.ts';
 import type { WebhookKind } from '../orgs/repo.ts';
 import {
@@ -176,26 +178,7 @@ export function consoleDataRoutes(opts: ConsoleDataOptions = {}) {
       )
       .get('/payments.csv', viewer, valid('query', consolePaymentQuery), async (c) => {
         const lines = await exportPayments(await ctx(c), c.req.valid('query'));
-        const encoder = new TextEncoder();
-        const body = new ReadableStream<Uint8Array>({
-          async pull(controller) {
-            const next = await lines.next();
-            if (next.done) controller.close();
-            else controller.enqueue(encoder.encode(next.value));
-          },
-          async cancel() {
-            await lines.return(undefined);
-          },
-        });
-        const day = c.var.deps.now().toISOString().slice(0, 10);
-        return new Response(body, {
-          status: 200,
-          headers: {
-            'Content-Type': 'text/csv; charset=utf-8',
-            'Content-Disposition': `attachment; filename="payments-${day}.csv"`,
-            'Cache-Control': 'no-store',
-          },
-        });
+        return csvDownload(lines, `payments-${c.var.deps.now().toISOString().slice(0, 10)}.csv`);
       })
       .get('/payments/:receiptNum', viewer, async (c) => {
         const receiptNum = boundedParam(c.req.param('receiptNum'), 'Payment');

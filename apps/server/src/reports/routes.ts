@@ -2,6 +2,7 @@
  * The read API for reporting and reconciliation (API key; every query scoped to the key's
  * organisation): payments, one payment, totals, donors.
  */
+
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import {
   donorDetail,
@@ -17,6 +18,7 @@ import {
   totalsResponse,
 } from '@kupah/contracts';
 import { authenticate } from '../auth/middleware.ts';
+import { csvDownload } from '../http/csv-download.ts';
 import type { AppEnv } from '../http/env.ts';
 import { ERROR_RESPONSES, jsonOk } from '../http/openapi.ts';
 import type { TokenBuckets } from '../http/rate-limit.ts';
@@ -169,26 +171,7 @@ export function reportRoutes(buckets: TokenBuckets) {
       const q = c.req.valid('query');
       if (wantsCsv(c.req.header('accept'))) {
         const lines = await paymentsCsv(c.var.deps, c.var.caller, q);
-        const encoder = new TextEncoder();
-        const body = new ReadableStream<Uint8Array>({
-          async pull(controller) {
-            const next = await lines.next();
-            if (next.done) controller.close();
-            else controller.enqueue(encoder.encode(next.value));
-          },
-          async cancel() {
-            await lines.return(undefined);
-          },
-        });
-        const day = c.var.deps.now().toISOString().slice(0, 10);
-        return new Response(body, {
-          status: 200,
-          headers: {
-            'Content-Type': 'text/csv; charset=utf-8',
-            'Content-Disposition': `attachment; filename="payments-${day}.csv"`,
-            'Cache-Control': 'no-store',
-          },
-        }) as never;
+        return csvDownload(lines, `payments-${c.var.deps.now().toISOString().slice(0, 10)}.csv`) as never;
       }
       return c.json(await listPayments(c.var.deps, c.var.caller, q), 200);
     })
