@@ -180,172 +180,174 @@ export function refuseInsecureWebhooks(
 export function adminRoutes(
   guard: AdminGuardOptions & { allowInsecureWebhooks?: boolean; consoleLinks?: ConsoleLinkOptions },
 ) {
-  return new Hono<AppEnv>()
-    .use(adminGuard(guard))
-    .get(
-      '/audit',
-      valid(
-        'query',
-        z.object({
-          org: z.string().trim().min(1).max(256).optional(),
-          since: z.iso.datetime({ offset: true }).optional(),
-          limit: z.coerce.number().int().min(1).max(1000).default(100),
-        }),
-      ),
-      async (c) => c.json(await listAudit(c.var.deps.db, c.req.valid('query'))),
-    )
-    .post(
-      '/orgs',
-      json(
-        z.object({
-          name: str(256).min(1),
-          currencies: z.array(z.enum(CURRENCIES)).min(1).optional(),
-        }),
-      ),
-      async (c) => {
-        const { name, currencies } = c.req.valid('json');
-        return c.json(await createOrg(c.var.deps.db, name, currencies), 201);
-      },
-    )
-    .get('/orgs/:org', async (c) => c.json(await describeOrg(c.var.deps.db, c.req.param('org'))))
-    // Console users (console/admin-user-routes.ts): list, create (a set-up link), disable.
-    .route('/orgs/:org/users', adminUserRoutes(guard.consoleLinks))
-    .patch('/orgs/:org/settings', json(settingsPatch), async (c) => {
-      const p = c.req.valid('json');
-      const { currencies, paymentWebhook, scheduleWebhook, voidWebhook, ...settings } = p;
-      // Refused when configured, not only when sending: https:// unless WEBHOOK_ALLOW_PRIVATE=1.
-      refuseInsecureWebhooks(
-        { paymentWebhook, scheduleWebhook, voidWebhook },
-        guard.allowInsecureWebhooks ?? false,
-      );
-      const webhooks = Object.fromEntries(
-        Object.entries({ payment: paymentWebhook, schedule: scheduleWebhook, void: voidWebhook }).filter(
-          ([, v]) => v !== undefined,
+  return (
+    new Hono<AppEnv>()
+      .use(adminGuard(guard))
+      .get(
+        '/audit',
+        valid(
+          'query',
+          z.object({
+            org: z.string().trim().min(1).max(256).optional(),
+            since: z.iso.datetime({ offset: true }).optional(),
+            limit: z.coerce.number().int().min(1).max(1000).default(100),
+          }),
         ),
-      );
-      return c.json(
-        await updateSettings(c.var.deps.db, c.req.param('org'), { currencies, webhooks, settings }),
-      );
-    })
-    .put('/orgs/:org/gateway', json(gatewayChange), async (c) => {
-      const { db, gateways, now } = c.var.deps;
-      return c.json(await setOrgGateway(db, gateways, c.req.param('org'), c.req.valid('json'), now()));
-    })
-    .get('/secrets', async (c) => c.json(await secretsStatus(c.var.deps.db, c.var.deps.gateways)))
-    .post('/secrets/rewrap', async (c) => c.json(await rewrapSecrets(c.var.deps.db, c.var.deps.gateways)))
-    .post(
-      '/orgs/:org/api-keys',
-      json(z.object({ sandbox: z.boolean().default(false), name: str(256).nullish() })),
-      async (c) => {
-        const { sandbox, name } = c.req.valid('json');
-        return c.json(await createApiKey(c.var.deps.db, c.req.param('org'), sandbox, name ?? null), 201);
-      },
-    )
-    .post('/orgs/:org/api-keys/revoke', json(z.object({ apiKey: str(256).min(1) })), async (c) =>
-      c.json(await revoke(c.var.deps.db, c.req.param('org'), 'apiKey', c.req.valid('json').apiKey)),
-    )
-    .post(
-      '/orgs/:org/sources',
-      json(
-        z.object({
-          name: str(256).min(1),
-          kind: z.enum(['device', 'external']),
-          sandbox: z.boolean().default(false),
-        }),
-      ),
-      async (c) => {
-        const { name, kind, sandbox } = c.req.valid('json');
-        return c.json(await createSource(c.var.deps.db, c.req.param('org'), name, kind, sandbox), 201);
-      },
-    )
-    .get(
-      '/orgs/:org/deliveries',
-      valid(
-        'query',
-        z.object({
-          status: z.enum(['pending', 'delivered', 'dead']).optional(),
-          kind: z.enum(['payment', 'schedule', 'void']).optional(),
-          since: z.iso.datetime({ offset: true }).optional(),
-          limit: z.coerce.number().int().min(1).max(1000).default(100),
-        }),
-      ),
-      async (c) => c.json(await deliveries(c.var.deps.db, c.req.param('org'), c.req.valid('query'))),
-    )
-    .get('/orgs/:org/deliveries/:id/attempts', async (c) =>
-      c.json(await deliveryAttempts(c.var.deps.db, c.req.param('org'), deliveryId(c.req.param('id')))),
-    )
-    .post('/orgs/:org/deliveries/:id/replay', async (c) =>
-      c.json(
-        await replay(
-          c.var.deps.db,
-          c.req.param('org'),
-          { deliveryId: deliveryId(c.req.param('id')) },
-          c.var.deps.now(),
+        async (c) => c.json(await listAudit(c.var.deps.db, c.req.valid('query'))),
+      )
+      .post(
+        '/orgs',
+        json(
+          z.object({
+            name: str(256).min(1),
+            currencies: z.array(z.enum(CURRENCIES)).min(1).optional(),
+          }),
         ),
-      ),
-    )
-    .post(
-      '/orgs/:org/deliveries/replay',
-      json(z.object({ failedSince: z.iso.datetime({ offset: true }) })),
-      async (c) =>
-        c.json(await replay(c.var.deps.db, c.req.param('org'), c.req.valid('json'), c.var.deps.now())),
-    )
-    .post('/orgs/:org/webhooks/:kind/rotate', async (c) => {
-      const kind = z.enum(['payment', 'schedule', 'void']).safeParse(c.req.param('kind'));
-      if (!kind.success)
-        throw new ApiError(404, ERROR_CODES.NOT_FOUND, 'kind must be payment, schedule or void');
-      return c.json(await rotate(c.var.deps.db, c.req.param('org'), kind.data, c.var.deps.now()));
-    })
-    .get(
-      '/orgs/:org/receipts',
-      valid(
-        'query',
-        z.object({
-          status: z.enum(RECEIPT_DELIVERY_STATUSES).optional(),
-          limit: z.coerce.number().int().min(1).max(500).default(100),
-        }),
-      ),
-      async (c) => c.json(await orgReceiptDeliveries(c.var.deps, c.req.param('org'), c.req.valid('query'))),
-    )
-    .post(
-      '/orgs/:org/receipts/annual',
-      json(
-        z.object({ year: z.number().int().min(2000).max(2100), send: z.boolean().default(false) }).strict(),
-      ),
-      async (c) => {
-        const { year, send } = c.req.valid('json');
-        return c.json(await annualStatements(c.var.deps, c.req.param('org'), year, { send }));
-      },
-    )
-    .get('/orgs/:org/events', async (c) => c.json(await adminEvents(c.var.deps.db, c.req.param('org'))))
-    .post('/orgs/:org/sources/revoke', json(z.object({ sourceGuid: str(256).min(1) })), async (c) =>
-      c.json(await revoke(c.var.deps.db, c.req.param('org'), 'source', c.req.valid('json').sourceGuid)),
-    )
-    .post(
-      '/orgs/:org/devices',
-      json(z.object({ name: str(256).min(1), sandbox: z.boolean().default(false) })),
-      async (c) => {
-        const { name, sandbox } = c.req.valid('json');
-        const { db, now } = c.var.deps;
-        return c.json(await createDevice(db, c.req.param('org'), name, sandbox, now()), 201);
-      },
-    )
-    .get('/orgs/:org/payments/pending', async (c) =>
-      c.json(await pendingPayments(c.var.deps.db, c.req.param('org'))),
-    )
-    .get('/orgs/:org/devices', async (c) =>
-      c.json(await listOrgDevices(c.var.deps.db, c.req.param('org'), c.var.deps.now())),
-    )
-    .post('/orgs/:org/devices/:device/revoke', async (c) =>
-      c.json(
-        await revokeOrgDevice(c.var.deps.db, c.req.param('org'), c.req.param('device'), c.var.deps.now()),
-      ),
-    )
-    .get('/envelope-keys', async (c) => c.json(await listKeys(c.var.deps.db)))
-    .post('/envelope-keys/rotate', async (c) =>
-      c.json(await rotateKey(c.var.deps.db, c.req.query('org')), 201),
-    )
-    .post('/envelope-keys/:kid/retire', async (c) =>
-      c.json(await retireKey(c.var.deps.db, c.req.param('kid'))),
-    );
+        async (c) => {
+          const { name, currencies } = c.req.valid('json');
+          return c.json(await createOrg(c.var.deps.db, name, currencies), 201);
+        },
+      )
+      .get('/orgs/:org', async (c) => c.json(await describeOrg(c.var.deps.db, c.req.param('org'))))
+      // Console users (console/admin-user-routes.ts): list, create (a set-up link), disable.
+      .route('/orgs/:org/users', adminUserRoutes(guard.consoleLinks))
+      .patch('/orgs/:org/settings', json(settingsPatch), async (c) => {
+        const p = c.req.valid('json');
+        const { currencies, paymentWebhook, scheduleWebhook, voidWebhook, ...settings } = p;
+        // Refused when configured, not only when sending: https:// unless WEBHOOK_ALLOW_PRIVATE=1.
+        refuseInsecureWebhooks(
+          { paymentWebhook, scheduleWebhook, voidWebhook },
+          guard.allowInsecureWebhooks ?? false,
+        );
+        const webhooks = Object.fromEntries(
+          Object.entries({ payment: paymentWebhook, schedule: scheduleWebhook, void: voidWebhook }).filter(
+            ([, v]) => v !== undefined,
+          ),
+        );
+        return c.json(
+          await updateSettings(c.var.deps.db, c.req.param('org'), { currencies, webhooks, settings }),
+        );
+      })
+      .put('/orgs/:org/gateway', json(gatewayChange), async (c) => {
+        const { db, gateways, now } = c.var.deps;
+        return c.json(await setOrgGateway(db, gateways, c.req.param('org'), c.req.valid('json'), now()));
+      })
+      .get('/secrets', async (c) => c.json(await secretsStatus(c.var.deps.db, c.var.deps.gateways)))
+      .post('/secrets/rewrap', async (c) => c.json(await rewrapSecrets(c.var.deps.db, c.var.deps.gateways)))
+      .post(
+        '/orgs/:org/api-keys',
+        json(z.object({ sandbox: z.boolean().default(false), name: str(256).nullish() })),
+        async (c) => {
+          const { sandbox, name } = c.req.valid('json');
+          return c.json(await createApiKey(c.var.deps.db, c.req.param('org'), sandbox, name ?? null), 201);
+        },
+      )
+      .post('/orgs/:org/api-keys/revoke', json(z.object({ apiKey: str(256).min(1) })), async (c) =>
+        c.json(await revoke(c.var.deps.db, c.req.param('org'), 'apiKey', c.req.valid('json').apiKey)),
+      )
+      .post(
+        '/orgs/:org/sources',
+        json(
+          z.object({
+            name: str(256).min(1),
+            kind: z.enum(['device', 'external']),
+            sandbox: z.boolean().default(false),
+          }),
+        ),
+        async (c) => {
+          const { name, kind, sandbox } = c.req.valid('json');
+          return c.json(await createSource(c.var.deps.db, c.req.param('org'), name, kind, sandbox), 201);
+        },
+      )
+      .get(
+        '/orgs/:org/deliveries',
+        valid(
+          'query',
+          z.object({
+            status: z.enum(['pending', 'delivered', 'dead']).optional(),
+            kind: z.enum(['payment', 'schedule', 'void']).optional(),
+            since: z.iso.datetime({ offset: true }).optional(),
+            limit: z.coerce.number().int().min(1).max(1000).default(100),
+          }),
+        ),
+        async (c) => c.json(await deliveries(c.var.deps.db, c.req.param('org'), c.req.valid('query'))),
+      )
+      .get('/orgs/:org/deliveries/:id/attempts', async (c) =>
+        c.json(await deliveryAttempts(c.var.deps.db, c.req.param('org'), deliveryId(c.req.param('id')))),
+      )
+      .post('/orgs/:org/deliveries/:id/replay', async (c) =>
+        c.json(
+          await replay(
+            c.var.deps.db,
+            c.req.param('org'),
+            { deliveryId: deliveryId(c.req.param('id')) },
+            c.var.deps.now(),
+          ),
+        ),
+      )
+      .post(
+        '/orgs/:org/deliveries/replay',
+        json(z.object({ failedSince: z.iso.datetime({ offset: true }) })),
+        async (c) =>
+          c.json(await replay(c.var.deps.db, c.req.param('org'), c.req.valid('json'), c.var.deps.now())),
+      )
+      .post('/orgs/:org/webhooks/:kind/rotate', async (c) => {
+        const kind = z.enum(['payment', 'schedule', 'void']).safeParse(c.req.param('kind'));
+        if (!kind.success)
+          throw new ApiError(404, ERROR_CODES.NOT_FOUND, 'kind must be payment, schedule or void');
+        return c.json(await rotate(c.var.deps.db, c.req.param('org'), kind.data, c.var.deps.now()));
+      })
+      .get(
+        '/orgs/:org/receipts',
+        valid(
+          'query',
+          z.object({
+            status: z.enum(RECEIPT_DELIVERY_STATUSES).optional(),
+            limit: z.coerce.number().int().min(1).max(500).default(100),
+          }),
+        ),
+        async (c) => c.json(await orgReceiptDeliveries(c.var.deps, c.req.param('org'), c.req.valid('query'))),
+      )
+      .post(
+        '/orgs/:org/receipts/annual',
+        json(
+          z.object({ year: z.number().int().min(2000).max(2100), send: z.boolean().default(false) }).strict(),
+        ),
+        async (c) => {
+          const { year, send } = c.req.valid('json');
+          return c.json(await annualStatements(c.var.deps, c.req.param('org'), year, { send }));
+        },
+      )
+      .get('/orgs/:org/events', async (c) => c.json(await adminEvents(c.var.deps.db, c.req.param('org'))))
+      .post('/orgs/:org/sources/revoke', json(z.object({ sourceGuid: str(256).min(1) })), async (c) =>
+        c.json(await revoke(c.var.deps.db, c.req.param('org'), 'source', c.req.valid('json').sourceGuid)),
+      )
+      .post(
+        '/orgs/:org/devices',
+        json(z.object({ name: str(256).min(1), sandbox: z.boolean().default(false) })),
+        async (c) => {
+          const { name, sandbox } = c.req.valid('json');
+          const { db, now } = c.var.deps;
+          return c.json(await createDevice(db, c.req.param('org'), name, sandbox, now()), 201);
+        },
+      )
+      .get('/orgs/:org/payments/pending', async (c) =>
+        c.json(await pendingPayments(c.var.deps.db, c.req.param('org'))),
+      )
+      .get('/orgs/:org/devices', async (c) =>
+        c.json(await listOrgDevices(c.var.deps.db, c.req.param('org'), c.var.deps.now())),
+      )
+      .post('/orgs/:org/devices/:device/revoke', async (c) =>
+        c.json(
+          await revokeOrgDevice(c.var.deps.db, c.req.param('org'), c.req.param('device'), c.var.deps.now()),
+        ),
+      )
+      .get('/envelope-keys', async (c) => c.json(await listKeys(c.var.deps.db)))
+      .post('/envelope-keys/rotate', async (c) =>
+        c.json(await rotateKey(c.var.deps.db, c.req.query('org')), 201),
+      )
+      .post('/envelope-keys/:kid/retire', async (c) =>
+        c.json(await retireKey(c.var.deps.db, c.req.param('kid'))),
+      )
+  );
 }
