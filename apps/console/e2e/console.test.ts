@@ -338,7 +338,9 @@ describe.skipIf(!chromiumAvailable() && !process.env.CI)('the console in Chromiu
       await t('donor-next').click();
       await t('details-next').click();
       await t('confirm').click();
-      await t('result-screen').waitFor();
+      // Approved online: the server has the payment (its receipt number is on the screen).
+      const approved = await t('result-approved').textContent({ timeout: 30_000 });
+      expect(approved).toMatch(/R\d+/);
     } finally {
       await terminal.close();
     }
