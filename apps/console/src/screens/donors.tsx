@@ -2,8 +2,9 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Donor, DonorDetail } from '../api/types.ts';
-import { ConfirmDialog, Dialog } from '../components/dialog.tsx';
+import { ConfirmDialog } from '../components/dialog.tsx';
 import { Field } from '../components/field.tsx';
+import { FormDialog } from '../components/form-dialog.tsx';
 import { Money, useLang } from '../components/money.tsx';
 import { Empty, ErrorNotice, Loaded } from '../components/notice.tsx';
 import { formatCount, type UiLanguage } from '../format/money.ts';
@@ -299,56 +300,41 @@ function EditDonor({ donor, onClose, onSaved }: { donor: Donor; onClose(): void;
     email: donor.donorEmails[0]?.emailAddress ?? '',
     phone: donor.donorPhones[0]?.phoneNumber ?? '',
   });
-  const [error, setError] = useState<unknown>(null);
   const set = (k: keyof typeof f) => (v: string) => setF((o) => ({ ...o, [k]: v }));
   return (
-    <Dialog title={t('donors.editTitle', { accountNum: donor.donorId })} onClose={onClose}>
-      <form
-        onSubmit={async (e) => {
-          e.preventDefault();
-          try {
-            await api.put(`/donors/${encodeURIComponent(donor.donorId)}`, {
-              firstName: f.firstName,
-              lastName: f.lastName,
-              firstNameHebrew: f.firstNameHebrew,
-              lastNameHebrew: f.lastNameHebrew,
-              donorEmails: f.email ? [{ emailAddress: f.email }] : [],
-              donorPhones: f.phone ? [{ phoneNumber: f.phone }] : [],
-            });
-            onSaved();
-          } catch (err) {
-            setError(err);
-          }
-        }}
-      >
-        <Field label={t('donors.firstName')} value={f.firstName} onChange={set('firstName')} />
-        <Field label={t('donors.lastName')} value={f.lastName} onChange={set('lastName')} />
-        <Field
-          label={t('donors.firstNameHebrew')}
-          value={f.firstNameHebrew}
-          onChange={set('firstNameHebrew')}
-          lang="he"
-          dir="rtl"
-        />
-        <Field
-          label={t('donors.lastNameHebrew')}
-          value={f.lastNameHebrew}
-          onChange={set('lastNameHebrew')}
-          lang="he"
-          dir="rtl"
-        />
-        <Field label={t('donors.email')} type="email" value={f.email} onChange={set('email')} />
-        <Field label={t('donors.phone')} type="tel" value={f.phone} onChange={set('phone')} dir="ltr" />
-        <ErrorNotice error={error} />
-        <div className="actions">
-          <button type="submit" className="primary">
-            {t('common.save')}
-          </button>
-          <button type="button" onClick={onClose}>
-            {t('common.cancel')}
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog
+      title={t('donors.editTitle', { accountNum: donor.donorId })}
+      onClose={onClose}
+      onSubmit={async () => {
+        await api.put(`/donors/${encodeURIComponent(donor.donorId)}`, {
+          firstName: f.firstName,
+          lastName: f.lastName,
+          firstNameHebrew: f.firstNameHebrew,
+          lastNameHebrew: f.lastNameHebrew,
+          donorEmails: f.email ? [{ emailAddress: f.email }] : [],
+          donorPhones: f.phone ? [{ phoneNumber: f.phone }] : [],
+        });
+        onSaved();
+      }}
+    >
+      <Field label={t('donors.firstName')} value={f.firstName} onChange={set('firstName')} />
+      <Field label={t('donors.lastName')} value={f.lastName} onChange={set('lastName')} />
+      <Field
+        label={t('donors.firstNameHebrew')}
+        value={f.firstNameHebrew}
+        onChange={set('firstNameHebrew')}
+        lang="he"
+        dir="rtl"
+      />
+      <Field
+        label={t('donors.lastNameHebrew')}
+        value={f.lastNameHebrew}
+        onChange={set('lastNameHebrew')}
+        lang="he"
+        dir="rtl"
+      />
+      <Field label={t('donors.email')} type="email" value={f.email} onChange={set('email')} />
+      <Field label={t('donors.phone')} type="tel" value={f.phone} onChange={set('phone')} dir="ltr" />
+    </FormDialog>
   );
 }
