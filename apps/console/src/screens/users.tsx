@@ -2,34 +2,16 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ConsoleUserRow, Role } from '../api/types.ts';
-import { Dialog } from '../components/dialog.tsx';
 import { Field, Select } from '../components/field.tsx';
+import { FormDialog } from '../components/form-dialog.tsx';
 import { useLang } from '../components/money.tsx';
 import { Empty, ErrorNotice, Loaded } from '../components/notice.tsx';
+import { SecretShownOnce } from '../components/secret-shown-once.tsx';
 import { formatDateTime } from '../format/dates.ts';
 import { useConsole } from '../session.tsx';
 import { useLoad } from '../use-load.ts';
 
 const ROLES: Role[] = ['viewer', 'manager', 'owner'];
-
-function LinkShown({ link, onClose }: { link: string; onClose(): void }) {
-  const { t } = useTranslation();
-  return (
-    <Dialog title={t('users.linkTitle')} onClose={onClose} testId="link-shown">
-      <p className="notice">{t('users.linkText')}</p>
-      <p>
-        <code className="secret" dir="ltr" data-testid="one-time-link">
-          {link}
-        </code>
-      </p>
-      <div className="actions">
-        <button type="button" className="primary" onClick={onClose}>
-          {t('common.done')}
-        </button>
-      </div>
-    </Dialog>
-  );
-}
 
 export default function Users() {
   const { t } = useTranslation();
@@ -153,7 +135,16 @@ export default function Users() {
           }}
         />
       )}
-      {link && <LinkShown link={link} onClose={() => setLink(null)} />}
+      {link && (
+        <SecretShownOnce
+          title={t('users.linkTitle')}
+          warning={t('users.linkText')}
+          value={link}
+          testId="link-shown"
+          valueTestId="one-time-link"
+          onClose={() => setLink(null)}
+        />
+      )}
     </>
   );
 }
@@ -170,38 +161,24 @@ function InviteDialog({
   const [email, setEmail] = useState('');
   const [name, setName] = useState('');
   const [role, setRole] = useState<Role>('viewer');
-  const [error, setError] = useState<unknown>(null);
   return (
-    <Dialog title={t('users.invite')} onClose={onClose}>
-      <form
-        onSubmit={async (e) => {
-          e.preventDefault();
-          try {
-            const r = await api.post<{ link?: string }>('/users', { email, role, ...(name ? { name } : {}) });
-            onInvited(r.link);
-          } catch (err) {
-            setError(err);
-          }
-        }}
-      >
-        <Field label={t('auth.email')} type="email" value={email} onChange={setEmail} required />
-        <Field label={t('auth.name')} value={name} onChange={setName} />
-        <Select
-          label={t('users.role')}
-          value={role}
-          onChange={(v) => setRole(v as Role)}
-          options={ROLES.map((r) => ({ value: r, label: t(`roles.${r}`) }))}
-        />
-        <ErrorNotice error={error} />
-        <div className="actions">
-          <button type="submit" className="primary">
-            {t('users.sendInvite')}
-          </button>
-          <button type="button" onClick={onClose}>
-            {t('common.cancel')}
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog
+      title={t('users.invite')}
+      onClose={onClose}
+      submitLabel={t('users.sendInvite')}
+      onSubmit={async () => {
+        const r = await api.post<{ link?: string }>('/users', { email, role, ...(name ? { name } : {}) });
+        onInvited(r.link);
+      }}
+    >
+      <Field label={t('auth.email')} type="email" value={email} onChange={setEmail} required />
+      <Field label={t('auth.name')} value={name} onChange={setName} />
+      <Select
+        label={t('users.role')}
+        value={role}
+        onChange={(v) => setRole(v as Role)}
+        options={ROLES.map((r) => ({ value: r, label: t(`roles.${r}`) }))}
+      />
+    </FormDialog>
   );
 }
