@@ -6,6 +6,8 @@ export interface Column<T> {
   cell(row: T): ReactNode;
   /** The cell's class, e.g. row-actions. */
   className?: string;
+  /** The cells' data-testid. */
+  testId?: string;
   /** Leave the column out (e.g. actions for a role that cannot change anything). */
   hidden?: boolean;
 }
@@ -15,9 +17,11 @@ export function RecordTable<T>({
   rowKey,
   columns,
   testId,
+  rowTestId,
 }: {
   rows: readonly T[];
   rowKey(row: T): Key;
+  rowTestId?(row: T): string;
   columns: ReadonlyArray<Column<T>>;
   testId?: string;
 }) {
@@ -36,10 +40,10 @@ export function RecordTable<T>({
       </thead>
       <tbody>
         {rows.map((row) => (
-          <tr key={rowKey(row)}>
+          <tr key={rowKey(row)} data-testid={rowTestId?.(row)}>
             {shown.map((c, i) => (
               // biome-ignore lint/suspicious/noArrayIndexKey: the columns are fixed per table
-              <td key={i} className={c.className}>
+              <td key={i} className={c.className} data-testid={c.testId}>
                 {c.cell(row)}
               </td>
             ))}
