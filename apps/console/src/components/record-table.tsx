@@ -6,6 +6,8 @@ export interface Column<T> {
   cell(row: T): ReactNode;
   /** The cell's class, e.g. row-actions. */
   className?: string;
+  /** The cells' direction, e.g. ltr for phone numbers. */
+  dir?: 'ltr' | 'rtl';
   /** The cells' data-testid. */
   testId?: string;
   /** Leave the column out (e.g. actions for a role that cannot change anything). */
@@ -43,7 +45,7 @@ export function RecordTable<T>({
           <tr key={rowKey(row)} data-testid={rowTestId?.(row)}>
             {shown.map((c, i) => (
               // biome-ignore lint/suspicious/noArrayIndexKey: the columns are fixed per table
-              <td key={i} className={c.className} data-testid={c.testId}>
+              <td key={i} className={c.className} dir={c.dir} data-testid={c.testId}>
                 {c.cell(row)}
               </td>
             ))}

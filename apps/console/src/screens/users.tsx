@@ -6,6 +6,7 @@ import { Field, Select } from '../components/field.tsx';
 import { FormDialog } from '../components/form-dialog.tsx';
 import { useLang } from '../components/money.tsx';
 import { Empty, ErrorNotice, Loaded } from '../components/notice.tsx';
+import { RecordTable } from '../components/record-table.tsx';
 import { SecretShownOnce } from '../components/secret-shown-once.tsx';
 import { formatDateTime } from '../format/dates.ts';
 import { useConsole } from '../session.tsx';
@@ -47,52 +48,49 @@ export default function Users() {
             <Empty>{t('users.none')}</Empty>
           ) : (
             <div className="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">{t('auth.email')}</th>
-                    <th scope="col">{t('auth.name')}</th>
-                    <th scope="col">{t('users.role')}</th>
-                    <th scope="col">{t('devices.status')}</th>
-                    <th scope="col">{t('users.lastSignIn')}</th>
-                    <th scope="col">{t('common.actions')}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {users.map((u) => (
-                    <tr key={u.userId}>
-                      <td>
-                        <bdi>{u.email}</bdi>
-                      </td>
-                      <td>
-                        <bdi>{u.name ?? '—'}</bdi>
-                      </td>
-                      <td>
-                        {u.userId === me.userId ? (
-                          t(`roles.${u.role}`)
-                        ) : (
-                          <select
-                            aria-label={t('users.roleOf', { email: u.email })}
-                            value={u.role}
-                            onChange={(e) => void patch(u, { role: e.target.value as Role })}
-                          >
-                            {ROLES.map((r) => (
-                              <option key={r} value={r}>
-                                {t(`roles.${r}`)}
-                              </option>
-                            ))}
-                          </select>
-                        )}
-                      </td>
-                      <td>
-                        {u.disabled
-                          ? t('users.disabled')
-                          : u.invited
-                            ? t('users.invited')
-                            : t('integrations.active')}
-                      </td>
-                      <td>{u.lastSignInAt ? formatDateTime(u.lastSignInAt, lang, timeZone) : '—'}</td>
-                      <td className="row-actions">
+              <RecordTable
+                rows={users}
+                rowKey={(u) => u.userId}
+                columns={[
+                  { header: t('auth.email'), cell: (u) => <bdi>{u.email}</bdi> },
+                  { header: t('auth.name'), cell: (u) => <bdi>{u.name ?? '—'}</bdi> },
+                  {
+                    header: t('users.role'),
+                    cell: (u) =>
+                      u.userId === me.userId ? (
+                        t(`roles.${u.role}`)
+                      ) : (
+                        <select
+                          aria-label={t('users.roleOf', { email: u.email })}
+                          value={u.role}
+                          onChange={(e) => void patch(u, { role: e.target.value as Role })}
+                        >
+                          {ROLES.map((r) => (
+                            <option key={r} value={r}>
+                              {t(`roles.${r}`)}
+                            </option>
+                          ))}
+                        </select>
+                      ),
+                  },
+                  {
+                    header: t('devices.status'),
+                    cell: (u) =>
+                      u.disabled
+                        ? t('users.disabled')
+                        : u.invited
+                          ? t('users.invited')
+                          : t('integrations.active'),
+                  },
+                  {
+                    header: t('users.lastSignIn'),
+                    cell: (u) => (u.lastSignInAt ? formatDateTime(u.lastSignInAt, lang, timeZone) : '—'),
+                  },
+                  {
+                    header: t('common.actions'),
+                    className: 'row-actions',
+                    cell: (u) => (
+                      <>
                         {u.userId !== me.userId && (
                           <button
                             type="button"
@@ -116,11 +114,11 @@ export default function Users() {
                         >
                           {t('users.resetLink')}
                         </button>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                      </>
+                    ),
+                  },
+                ]}
+              />
             </div>
           )
         }
