@@ -5,6 +5,7 @@
 import { type ReactNode, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Dialog } from './dialog.tsx';
+import { FormActions } from './form-actions.tsx';
 import { ErrorNotice } from './notice.tsx';
 
 export function FormDialog({
@@ -49,30 +50,5 @@ export function FormDialog({
         />
       </form>
     </Dialog>
-  );
-}
-
-/** A form's row of buttons: the primary submit and, when there is somewhere to go back to, cancel. */
-export function FormActions({
-  submitLabel,
-  submitTestId,
-  onCancel,
-}: {
-  submitLabel: string;
-  submitTestId?: string;
-  onCancel?(): void;
-}) {
-  const { t } = useTranslation();
-  return (
-    <div className="actions">
-      <button type="submit" className="primary" data-testid={submitTestId}>
-        {submitLabel}
-      </button>
-      {onCancel && (
-        <button type="button" onClick={onCancel}>
-          {t('common.cancel')}
-        </button>
-      )}
-    </div>
   );
 }

@@ -8,6 +8,7 @@ import { useTranslation } from 'react-i18next';
 import type { Device, PairingAnswer, Shift } from '../api/types.ts';
 import { ConfirmDialog, Dialog } from '../components/dialog.tsx';
 import { Checkbox, Field } from '../components/field.tsx';
+import { FormActions } from '../components/form-actions.tsx';
 import { FormDialog } from '../components/form-dialog.tsx';
 import { useLang } from '../components/money.tsx';
 import { Empty, ErrorNotice, Loaded } from '../components/notice.tsx';
@@ -252,14 +253,7 @@ function PairDialog({ onClose }: { onClose(): void }) {
           <Field label={t('devices.location')} value={location} onChange={setLocation} maxLength={200} />
           <Checkbox label={t('devices.sandboxOption')} checked={sandbox} onChange={setSandbox} />
           <ErrorNotice error={error} />
-          <div className="actions">
-            <button type="submit" className="primary" data-testid="pair-submit">
-              {t('devices.createCode')}
-            </button>
-            <button type="button" onClick={onClose}>
-              {t('common.cancel')}
-            </button>
-          </div>
+          <FormActions submitLabel={t('devices.createCode')} submitTestId="pair-submit" onCancel={onClose} />
         </form>
       )}
     </Dialog>
