@@ -33,3 +33,15 @@ export function FormActions({
     </div>
   );
 }
+
+/** The one button of a dialog that only shows something: done. */
+export function DoneActions({ onDone }: { onDone(): void }) {
+  const { t } = useTranslation();
+  return (
+    <div className="actions">
+      <button type="button" className="primary" onClick={onDone}>
+        {t('common.done')}
+      </button>
+    </div>
+  );
+}

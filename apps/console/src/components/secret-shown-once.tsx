@@ -1,6 +1,6 @@
 /** A secret (a key, a one-time link) the server answers once: shown with a warning and selectable, never kept. */
-import { useTranslation } from 'react-i18next';
 import { Dialog } from './dialog.tsx';
+import { DoneActions } from './form-actions.tsx';
 
 export function SecretShownOnce({
   title,
@@ -19,7 +19,6 @@ export function SecretShownOnce({
   valueTestId: string;
   onClose(): void;
 }) {
-  const { t } = useTranslation();
   return (
     <Dialog title={title} onClose={onClose} testId={testId}>
       <p className="notice">{warning}</p>
@@ -29,11 +28,7 @@ export function SecretShownOnce({
           {value}
         </code>
       </p>
-      <div className="actions">
-        <button type="button" className="primary" onClick={onClose}>
-          {t('common.done')}
-        </button>
-      </div>
+      <DoneActions onDone={onClose} />
     </Dialog>
   );
 }

@@ -8,7 +8,7 @@ import { useTranslation } from 'react-i18next';
 import type { Device, PairingAnswer, Shift } from '../api/types.ts';
 import { ConfirmDialog, Dialog } from '../components/dialog.tsx';
 import { Checkbox, Field } from '../components/field.tsx';
-import { FormActions } from '../components/form-actions.tsx';
+import { DoneActions, FormActions } from '../components/form-actions.tsx';
 import { FormDialog } from '../components/form-dialog.tsx';
 import { useLang } from '../components/money.tsx';
 import { Empty, ErrorNotice, Loaded } from '../components/notice.tsx';
@@ -219,11 +219,7 @@ function PairDialog({ onClose }: { onClose(): void }) {
           <p className="muted">
             {t('devices.expires', { time: formatDateTime(paired.expiresAt, lang, timeZone) })}
           </p>
-          <div className="actions">
-            <button type="button" className="primary" onClick={onClose}>
-              {t('common.done')}
-            </button>
-          </div>
+          <DoneActions onDone={onClose} />
         </div>
       ) : (
         <form

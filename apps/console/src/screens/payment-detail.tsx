@@ -109,6 +109,10 @@ export function PaymentView({ p, reload }: { p: Detail; reload(): void }) {
   const donor = partyName(p.donor, lang) ?? p.donorName;
   const collector = partyName(p.collector, lang) ?? p.collectorName;
 
+  // Why a void or a refund: asked in both dialogs.
+  const reasonField = (
+    <Field label={t('payments.reasonText')} value={reason} onChange={setReason} required maxLength={256} />
+  );
   return (
     <>
       {done && (
@@ -360,13 +364,7 @@ export function PaymentView({ p, reload }: { p: Detail; reload(): void }) {
           error={<ErrorNotice error={error} />}
           testId="void-dialog"
         >
-          <Field
-            label={t('payments.reasonText')}
-            value={reason}
-            onChange={setReason}
-            required
-            maxLength={256}
-          />
+          {reasonField}
         </ConfirmDialog>
       )}
       {dialog === 'refund' && (
@@ -401,13 +399,7 @@ export function PaymentView({ p, reload }: { p: Detail; reload(): void }) {
             maxMinor={refundable}
             onChange={setRefundMinor}
           />
-          <Field
-            label={t('payments.reasonText')}
-            value={reason}
-            onChange={setReason}
-            required
-            maxLength={256}
-          />
+          {reasonField}
         </ConfirmDialog>
       )}
     </>
