@@ -4,6 +4,7 @@
  */
 import { type ReactNode, useEffect, useId, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
+import { FormActions } from './form-actions.tsx';
 
 export function Dialog({
   title,
@@ -80,7 +81,6 @@ export function ConfirmDialog({
   children?: ReactNode;
   testId?: string;
 }) {
-  const { t } = useTranslation();
   return (
     <Dialog title={title} onClose={onClose} testId={testId}>
       <form
@@ -92,14 +92,7 @@ export function ConfirmDialog({
         {message && <p>{message}</p>}
         {children}
         {error}
-        <div className="actions">
-          <button type="submit" className={danger ? 'danger' : 'primary'} disabled={busy}>
-            {confirmLabel}
-          </button>
-          <button type="button" onClick={onClose}>
-            {t('common.cancel')}
-          </button>
-        </div>
+        <FormActions submitLabel={confirmLabel} danger={danger} busy={busy} onCancel={onClose} />
       </form>
     </Dialog>
   );

@@ -2,9 +2,9 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Field } from '../components/field.tsx';
+import { NewPasswordFields, newPasswordProblem } from '../components/new-password-fields.tsx';
 import { ErrorNotice } from '../components/notice.tsx';
 import { useConsole } from '../session.tsx';
-import { MIN_PASSWORD } from './link-page.tsx';
 
 export default function Account() {
   const { t } = useTranslation();
@@ -20,8 +20,8 @@ export default function Account() {
     setProblem(null);
     setError(null);
     setDone(false);
-    if (next.length < MIN_PASSWORD) return setProblem(t('auth.passwordTooShort', { count: MIN_PASSWORD }));
-    if (next !== again) return setProblem(t('auth.passwordsDiffer'));
+    const wrong = newPasswordProblem(next, again, t);
+    if (wrong) return setProblem(wrong);
     try {
       await api.post('/password', { currentPassword: current, newPassword: next });
       setDone(true);
@@ -62,27 +62,13 @@ export default function Account() {
             onChange={setCurrent}
             required
           />
-          <Field
-            label={t('auth.newPassword')}
-            type="password"
-            autoComplete="new-password"
-            value={next}
-            onChange={setNext}
-            required
+          <NewPasswordFields
+            password={next}
+            again={again}
+            onPassword={setNext}
+            onAgain={setAgain}
+            problem={problem}
           />
-          <Field
-            label={t('auth.repeatPassword')}
-            type="password"
-            autoComplete="new-password"
-            value={again}
-            onChange={setAgain}
-            required
-          />
-          {problem && (
-            <p role="alert" className="notice error">
-              {problem}
-            </p>
-          )}
           <ErrorNotice error={error} />
           {done && (
             <p role="status" className="notice ok">

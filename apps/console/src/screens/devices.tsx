@@ -8,8 +8,11 @@ import { useTranslation } from 'react-i18next';
 import type { Device, PairingAnswer, Shift } from '../api/types.ts';
 import { ConfirmDialog, Dialog } from '../components/dialog.tsx';
 import { Checkbox, Field } from '../components/field.tsx';
+import { DoneActions, FormActions } from '../components/form-actions.tsx';
+import { FormDialog } from '../components/form-dialog.tsx';
 import { useLang } from '../components/money.tsx';
 import { Empty, ErrorNotice, Loaded } from '../components/notice.tsx';
+import { RecordTable } from '../components/record-table.tsx';
 import { formatDateTime } from '../format/dates.ts';
 import { formatCount } from '../format/money.ts';
 import { useCan, useConsole } from '../session.tsx';
@@ -48,64 +51,66 @@ export default function Devices() {
             <Empty>{t('devices.none')}</Empty>
           ) : (
             <div className="table-wrap">
-              <table data-testid="devices-table">
-                <thead>
-                  <tr>
-                    <th scope="col">{t('devices.name')}</th>
-                    <th scope="col">{t('devices.location')}</th>
-                    <th scope="col">{t('devices.status')}</th>
-                    <th scope="col">{t('devices.lastSeen')}</th>
-                    <th scope="col">{t('devices.appVersion')}</th>
-                    <th scope="col">{t('devices.queue')}</th>
-                    <th scope="col">{t('devices.lastShift')}</th>
-                    {canChange && <th scope="col">{t('common.actions')}</th>}
-                  </tr>
-                </thead>
-                <tbody>
-                  {devices.map((d) => (
-                    <tr key={d.deviceId}>
-                      <td>
+              <RecordTable
+                testId="devices-table"
+                rows={devices}
+                rowKey={(d) => d.deviceId}
+                columns={[
+                  {
+                    header: t('devices.name'),
+                    cell: (d) => (
+                      <>
                         <bdi>{d.name}</bdi>
                         {d.sandbox ? ` (${t('devices.sandbox')})` : ''}
-                      </td>
-                      <td>
-                        <bdi>{d.location ?? '—'}</bdi>
-                      </td>
-                      <td>
-                        {t(`deviceStatuses.${d.status.replaceAll(' ', '_')}`, { defaultValue: d.status })}
-                      </td>
-                      <td>{d.lastSeenAt ? formatDateTime(d.lastSeenAt, lang, timeZone) : '—'}</td>
-                      <td>{d.appVersion ?? '—'}</td>
-                      <td>{formatCount(d.queueDepth ?? 0, lang)}</td>
-                      <td>
-                        {d.lastShiftClosedAt ? formatDateTime(d.lastShiftClosedAt, lang, timeZone) : '—'}
-                      </td>
-                      {canChange && (
-                        <td className="row-actions">
+                      </>
+                    ),
+                  },
+                  { header: t('devices.location'), cell: (d) => <bdi>{d.location ?? '—'}</bdi> },
+                  {
+                    header: t('devices.status'),
+                    cell: (d) =>
+                      t(`deviceStatuses.${d.status.replaceAll(' ', '_')}`, { defaultValue: d.status }),
+                  },
+                  {
+                    header: t('devices.lastSeen'),
+                    cell: (d) => (d.lastSeenAt ? formatDateTime(d.lastSeenAt, lang, timeZone) : '—'),
+                  },
+                  { header: t('devices.appVersion'), cell: (d) => d.appVersion ?? '—' },
+                  { header: t('devices.queue'), cell: (d) => formatCount(d.queueDepth ?? 0, lang) },
+                  {
+                    header: t('devices.lastShift'),
+                    cell: (d) =>
+                      d.lastShiftClosedAt ? formatDateTime(d.lastShiftClosedAt, lang, timeZone) : '—',
+                  },
+                  {
+                    header: t('common.actions'),
+                    hidden: !canChange,
+                    className: 'row-actions',
+                    cell: (d) => (
+                      <>
+                        <button
+                          type="button"
+                          className="link-button"
+                          onClick={() => setEditing(d)}
+                          aria-label={`${t('common.edit')} ${d.name}`}
+                        >
+                          {t('common.edit')}
+                        </button>
+                        {d.status !== 'revoked' && (
                           <button
                             type="button"
-                            className="link-button"
-                            onClick={() => setEditing(d)}
-                            aria-label={`${t('common.edit')} ${d.name}`}
+                            className="link-button danger-text"
+                            onClick={() => setRevoking(d)}
+                            aria-label={`${t('devices.revoke')} ${d.name}`}
                           >
-                            {t('common.edit')}
+                            {t('devices.revoke')}
                           </button>
-                          {d.status !== 'revoked' && (
-                            <button
-                              type="button"
-                              className="link-button danger-text"
-                              onClick={() => setRevoking(d)}
-                              aria-label={`${t('devices.revoke')} ${d.name}`}
-                            >
-                              {t('devices.revoke')}
-                            </button>
-                          )}
-                        </td>
-                      )}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                        )}
+                      </>
+                    ),
+                  },
+                ]}
+              />
             </div>
           )
         }
@@ -117,30 +122,16 @@ export default function Devices() {
             list.length === 0 ? (
               <Empty>{t('devices.noShifts')}</Empty>
             ) : (
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">{t('devices.name')}</th>
-                    <th scope="col">{t('devices.opened')}</th>
-                    <th scope="col">{t('devices.closed')}</th>
-                    <th scope="col">{t('devices.closedBy')}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((s) => (
-                    <tr key={s.closeId}>
-                      <td>
-                        <bdi>{s.deviceName}</bdi>
-                      </td>
-                      <td>{formatDateTime(s.openedAt, lang, timeZone)}</td>
-                      <td>{formatDateTime(s.closedAt, lang, timeZone)}</td>
-                      <td>
-                        <bdi>{s.closedBy ?? '—'}</bdi>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <RecordTable
+                rows={list}
+                rowKey={(s) => s.closeId}
+                columns={[
+                  { header: t('devices.name'), cell: (s) => <bdi>{s.deviceName}</bdi> },
+                  { header: t('devices.opened'), cell: (s) => formatDateTime(s.openedAt, lang, timeZone) },
+                  { header: t('devices.closed'), cell: (s) => formatDateTime(s.closedAt, lang, timeZone) },
+                  { header: t('devices.closedBy'), cell: (s) => <bdi>{s.closedBy ?? '—'}</bdi> },
+                ]}
+              />
             )
           }
         </Loaded>
@@ -228,11 +219,7 @@ function PairDialog({ onClose }: { onClose(): void }) {
           <p className="muted">
             {t('devices.expires', { time: formatDateTime(paired.expiresAt, lang, timeZone) })}
           </p>
-          <div className="actions">
-            <button type="button" className="primary" onClick={onClose}>
-              {t('common.done')}
-            </button>
-          </div>
+          <DoneActions onDone={onClose} />
         </div>
       ) : (
         <form
@@ -262,14 +249,7 @@ function PairDialog({ onClose }: { onClose(): void }) {
           <Field label={t('devices.location')} value={location} onChange={setLocation} maxLength={200} />
           <Checkbox label={t('devices.sandboxOption')} checked={sandbox} onChange={setSandbox} />
           <ErrorNotice error={error} />
-          <div className="actions">
-            <button type="submit" className="primary" data-testid="pair-submit">
-              {t('devices.createCode')}
-            </button>
-            <button type="button" onClick={onClose}>
-              {t('common.cancel')}
-            </button>
-          </div>
+          <FormActions submitLabel={t('devices.createCode')} submitTestId="pair-submit" onCancel={onClose} />
         </form>
       )}
     </Dialog>
@@ -281,35 +261,20 @@ function EditDevice({ device, onClose, onSaved }: { device: Device; onClose(): v
   const { api } = useConsole();
   const [name, setName] = useState(device.name);
   const [location, setLocation] = useState(device.location ?? '');
-  const [error, setError] = useState<unknown>(null);
   return (
-    <Dialog title={`${t('common.edit')}: ${device.name}`} onClose={onClose}>
-      <form
-        onSubmit={async (e) => {
-          e.preventDefault();
-          try {
-            await api.patch(`/devices/${encodeURIComponent(device.deviceId)}`, {
-              name,
-              location: location || null,
-            });
-            onSaved();
-          } catch (err) {
-            setError(err);
-          }
-        }}
-      >
-        <Field label={t('devices.name')} value={name} onChange={setName} required />
-        <Field label={t('devices.location')} value={location} onChange={setLocation} />
-        <ErrorNotice error={error} />
-        <div className="actions">
-          <button type="submit" className="primary">
-            {t('common.save')}
-          </button>
-          <button type="button" onClick={onClose}>
-            {t('common.cancel')}
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog
+      title={`${t('common.edit')}: ${device.name}`}
+      onClose={onClose}
+      onSubmit={async () => {
+        await api.patch(`/devices/${encodeURIComponent(device.deviceId)}`, {
+          name,
+          location: location || null,
+        });
+        onSaved();
+      }}
+    >
+      <Field label={t('devices.name')} value={name} onChange={setName} required />
+      <Field label={t('devices.location')} value={location} onChange={setLocation} />
+    </FormDialog>
   );
 }

@@ -2,10 +2,12 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Donor, DonorDetail } from '../api/types.ts';
-import { ConfirmDialog, Dialog } from '../components/dialog.tsx';
+import { ConfirmDialog } from '../components/dialog.tsx';
 import { Field } from '../components/field.tsx';
+import { FormDialog } from '../components/form-dialog.tsx';
 import { Money, useLang } from '../components/money.tsx';
 import { Empty, ErrorNotice, Loaded } from '../components/notice.tsx';
+import { RecordTable } from '../components/record-table.tsx';
 import { formatCount, type UiLanguage } from '../format/money.ts';
 import { hrefTo, navigate } from '../router.ts';
 import { useCan, useConsole } from '../session.tsx';
@@ -67,39 +69,38 @@ function DonorSearch() {
             <Empty>{t('donors.none')}</Empty>
           ) : (
             <div className="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">{t('donors.account')}</th>
-                    <th scope="col">{t('donors.name')}</th>
-                    <th scope="col">{t('donors.nameHebrew')}</th>
-                    <th scope="col">{t('donors.email')}</th>
-                    <th scope="col">{t('donors.phone')}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {donors.map((d) => (
-                    <tr key={d.donorId}>
-                      <td>
+              <RecordTable
+                rows={donors}
+                rowKey={(d) => d.donorId}
+                columns={[
+                  {
+                    header: t('donors.account'),
+                    cell: (d) => (
+                      <>
                         <a href={hrefTo('donors', d.donorId)}>{d.donorId}</a>
                         {d.mergedInto ? ` → ${d.mergedInto}` : ''}
-                      </td>
-                      <td>
-                        <bdi>{[d.firstName, d.lastName].filter(Boolean).join(' ') || '—'}</bdi>
-                      </td>
-                      <td>
-                        <bdi lang="he">
-                          {[d.firstNameHebrew, d.lastNameHebrew].filter(Boolean).join(' ') || '—'}
-                        </bdi>
-                      </td>
-                      <td>
-                        <bdi>{d.donorEmails[0]?.emailAddress ?? ''}</bdi>
-                      </td>
-                      <td dir="ltr">{d.donorPhones[0]?.phoneNumber ?? ''}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                      </>
+                    ),
+                  },
+                  {
+                    header: t('donors.name'),
+                    cell: (d) => <bdi>{[d.firstName, d.lastName].filter(Boolean).join(' ') || '—'}</bdi>,
+                  },
+                  {
+                    header: t('donors.nameHebrew'),
+                    cell: (d) => (
+                      <bdi lang="he">
+                        {[d.firstNameHebrew, d.lastNameHebrew].filter(Boolean).join(' ') || '—'}
+                      </bdi>
+                    ),
+                  },
+                  {
+                    header: t('donors.email'),
+                    cell: (d) => <bdi>{d.donorEmails[0]?.emailAddress ?? ''}</bdi>,
+                  },
+                  { header: t('donors.phone'), dir: 'ltr', cell: (d) => d.donorPhones[0]?.phoneNumber ?? '' },
+                ]}
+              />
             </div>
           )
         }
@@ -241,26 +242,18 @@ function DonorView({ accountNum }: { accountNum: string }) {
               {d.totalsByYear.length === 0 ? (
                 <Empty>{t('donors.noGiving')}</Empty>
               ) : (
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">{t('donors.year')}</th>
-                      <th scope="col">{t('today.count')}</th>
-                      <th scope="col">{t('today.amount')}</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {d.totalsByYear.map((y) => (
-                      <tr key={`${y.year}-${y.currency}`}>
-                        <td>{y.year}</td>
-                        <td>{formatCount(y.count, lang)}</td>
-                        <td>
-                          <Money minor={y.amountMinor} currency={y.currency} />
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
+                <RecordTable
+                  rows={d.totalsByYear}
+                  rowKey={(y) => `${y.year}-${y.currency}`}
+                  columns={[
+                    { header: t('donors.year'), cell: (y) => y.year },
+                    { header: t('today.count'), cell: (y) => formatCount(y.count, lang) },
+                    {
+                      header: t('today.amount'),
+                      cell: (y) => <Money minor={y.amountMinor} currency={y.currency} />,
+                    },
+                  ]}
+                />
               )}
             </section>
             <section aria-labelledby="history-title">
@@ -299,56 +292,41 @@ function EditDonor({ donor, onClose, onSaved }: { donor: Donor; onClose(): void;
     email: donor.donorEmails[0]?.emailAddress ?? '',
     phone: donor.donorPhones[0]?.phoneNumber ?? '',
   });
-  const [error, setError] = useState<unknown>(null);
   const set = (k: keyof typeof f) => (v: string) => setF((o) => ({ ...o, [k]: v }));
   return (
-    <Dialog title={t('donors.editTitle', { accountNum: donor.donorId })} onClose={onClose}>
-      <form
-        onSubmit={async (e) => {
-          e.preventDefault();
-          try {
-            await api.put(`/donors/${encodeURIComponent(donor.donorId)}`, {
-              firstName: f.firstName,
-              lastName: f.lastName,
-              firstNameHebrew: f.firstNameHebrew,
-              lastNameHebrew: f.lastNameHebrew,
-              donorEmails: f.email ? [{ emailAddress: f.email }] : [],
-              donorPhones: f.phone ? [{ phoneNumber: f.phone }] : [],
-            });
-            onSaved();
-          } catch (err) {
-            setError(err);
-          }
-        }}
-      >
-        <Field label={t('donors.firstName')} value={f.firstName} onChange={set('firstName')} />
-        <Field label={t('donors.lastName')} value={f.lastName} onChange={set('lastName')} />
-        <Field
-          label={t('donors.firstNameHebrew')}
-          value={f.firstNameHebrew}
-          onChange={set('firstNameHebrew')}
-          lang="he"
-          dir="rtl"
-        />
-        <Field
-          label={t('donors.lastNameHebrew')}
-          value={f.lastNameHebrew}
-          onChange={set('lastNameHebrew')}
-          lang="he"
-          dir="rtl"
-        />
-        <Field label={t('donors.email')} type="email" value={f.email} onChange={set('email')} />
-        <Field label={t('donors.phone')} type="tel" value={f.phone} onChange={set('phone')} dir="ltr" />
-        <ErrorNotice error={error} />
-        <div className="actions">
-          <button type="submit" className="primary">
-            {t('common.save')}
-          </button>
-          <button type="button" onClick={onClose}>
-            {t('common.cancel')}
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog
+      title={t('donors.editTitle', { accountNum: donor.donorId })}
+      onClose={onClose}
+      onSubmit={async () => {
+        await api.put(`/donors/${encodeURIComponent(donor.donorId)}`, {
+          firstName: f.firstName,
+          lastName: f.lastName,
+          firstNameHebrew: f.firstNameHebrew,
+          lastNameHebrew: f.lastNameHebrew,
+          donorEmails: f.email ? [{ emailAddress: f.email }] : [],
+          donorPhones: f.phone ? [{ phoneNumber: f.phone }] : [],
+        });
+        onSaved();
+      }}
+    >
+      <Field label={t('donors.firstName')} value={f.firstName} onChange={set('firstName')} />
+      <Field label={t('donors.lastName')} value={f.lastName} onChange={set('lastName')} />
+      <Field
+        label={t('donors.firstNameHebrew')}
+        value={f.firstNameHebrew}
+        onChange={set('firstNameHebrew')}
+        lang="he"
+        dir="rtl"
+      />
+      <Field
+        label={t('donors.lastNameHebrew')}
+        value={f.lastNameHebrew}
+        onChange={set('lastNameHebrew')}
+        lang="he"
+        dir="rtl"
+      />
+      <Field label={t('donors.email')} type="email" value={f.email} onChange={set('email')} />
+      <Field label={t('donors.phone')} type="tel" value={f.phone} onChange={set('phone')} dir="ltr" />
+    </FormDialog>
   );
 }

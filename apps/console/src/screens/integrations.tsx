@@ -7,45 +7,17 @@ import { useTranslation } from 'react-i18next';
 import type { Attempt, Credential, Delivery, Integrations as IntegrationsAnswer } from '../api/types.ts';
 import { ConfirmDialog, Dialog } from '../components/dialog.tsx';
 import { Checkbox, Field, Select } from '../components/field.tsx';
+import { FormDialog } from '../components/form-dialog.tsx';
 import { useLang } from '../components/money.tsx';
 import { Empty, ErrorNotice, Loaded } from '../components/notice.tsx';
+import { RecordTable } from '../components/record-table.tsx';
+import { SecretShownOnce } from '../components/secret-shown-once.tsx';
 import { formatDateTime } from '../format/dates.ts';
 import { useCan, useConsole } from '../session.tsx';
 import { useLoad } from '../use-load.ts';
 
 const KINDS = ['payment', 'schedule', 'void'] as const;
 const PROVIDERS = ['sola', 'none'];
-
-/** A secret the server answers once: shown with a warning and selectable, never kept. */
-function ShownOnce({
-  label,
-  value,
-  note,
-  onClose,
-}: {
-  label: string;
-  value: string;
-  note?: string;
-  onClose(): void;
-}) {
-  const { t } = useTranslation();
-  return (
-    <Dialog title={label} onClose={onClose} testId="shown-once">
-      <p className="notice">{t('integrations.shownOnce')}</p>
-      {note && <p>{note}</p>}
-      <p>
-        <code className="secret" dir="ltr" data-testid="secret-value">
-          {value}
-        </code>
-      </p>
-      <div className="actions">
-        <button type="button" className="primary" onClick={onClose}>
-          {t('common.done')}
-        </button>
-      </div>
-    </Dialog>
-  );
-}
 
 export default function Integrations() {
   const { t } = useTranslation();
@@ -60,57 +32,54 @@ export default function Integrations() {
   const [webhook, setWebhook] = useState<{ kind: string; url: string } | null>(null);
   const [gateway, setGateway] = useState(false);
 
+  const dated = (iso: string | null | undefined) => (iso ? formatDateTime(iso, lang, timeZone) : '—');
   const credentialTable = (what: 'api-keys' | 'sources', rows: Credential[]) =>
     rows.length === 0 ? (
       <Empty>{t('integrations.noneYet')}</Empty>
     ) : (
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">{t('integrations.name')}</th>
-            <th scope="col">{t('integrations.masked')}</th>
-            <th scope="col">{t('integrations.created')}</th>
-            <th scope="col">{t('devices.status')}</th>
-            {isOwner && <th scope="col">{t('common.actions')}</th>}
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={r.id}>
-              <td>
+      <RecordTable
+        rows={rows}
+        rowKey={(r) => r.id}
+        columns={[
+          {
+            header: t('integrations.name'),
+            cell: (r) => (
+              <>
                 <bdi>{r.name ?? '—'}</bdi>
                 {r.sandbox ? ` (${t('devices.sandbox')})` : ''}
-              </td>
-              <td>
-                <code dir="ltr">{r.masked}</code>
-              </td>
-              <Dated iso={r.createdAt} />
-              <td>{r.revokedAt ? t('integrations.revoked') : t('integrations.active')}</td>
-              {isOwner && (
-                <td>
-                  {!r.revokedAt && (
-                    <button
-                      type="button"
-                      className="link-button danger-text"
-                      aria-label={`${t('integrations.revoke')} ${r.masked}`}
-                      onClick={() =>
-                        setConfirm({
-                          title: t('integrations.revokeTitle', { name: r.name ?? r.masked }),
-                          run: async () => {
-                            await api.post(`/${what}/${r.id}/revoke`, {});
-                          },
-                        })
-                      }
-                    >
-                      {t('integrations.revoke')}
-                    </button>
-                  )}
-                </td>
-              )}
-            </tr>
-          ))}
-        </tbody>
-      </table>
+              </>
+            ),
+          },
+          { header: t('integrations.masked'), cell: (r) => <code dir="ltr">{r.masked}</code> },
+          { header: t('integrations.created'), cell: (r) => dated(r.createdAt) },
+          {
+            header: t('devices.status'),
+            cell: (r) => (r.revokedAt ? t('integrations.revoked') : t('integrations.active')),
+          },
+          {
+            header: t('common.actions'),
+            hidden: !isOwner,
+            cell: (r) =>
+              !r.revokedAt && (
+                <button
+                  type="button"
+                  className="link-button danger-text"
+                  aria-label={`${t('integrations.revoke')} ${r.masked}`}
+                  onClick={() =>
+                    setConfirm({
+                      title: t('integrations.revokeTitle', { name: r.name ?? r.masked }),
+                      run: async () => {
+                        await api.post(`/${what}/${r.id}/revoke`, {});
+                      },
+                    })
+                  }
+                >
+                  {t('integrations.revoke')}
+                </button>
+              ),
+          },
+        ]}
+      />
     );
 
   return (
@@ -290,21 +259,18 @@ export default function Integrations() {
         />
       )}
       {secret && (
-        <ShownOnce
-          label={secret.label}
+        <SecretShownOnce
+          title={secret.label}
+          warning={t('integrations.shownOnce')}
           value={secret.value}
           note={secret.note}
+          testId="shown-once"
+          valueTestId="secret-value"
           onClose={() => setSecret(null)}
         />
       )}
     </>
   );
-}
-
-function Dated({ iso }: { iso: string | null | undefined }) {
-  const lang = useLang();
-  const { timeZone } = useConsole();
-  return <td>{iso ? formatDateTime(iso, lang, timeZone) : '—'}</td>;
 }
 
 function CreateCredential({
@@ -320,36 +286,19 @@ function CreateCredential({
   const { api } = useConsole();
   const [name, setName] = useState('');
   const [sandbox, setSandbox] = useState(false);
-  const [error, setError] = useState<unknown>(null);
   return (
-    <Dialog
+    <FormDialog
       title={t(what === 'api-keys' ? 'integrations.newApiKey' : 'integrations.newSource')}
       onClose={onClose}
+      submitLabel={t('common.create')}
+      onSubmit={async () => {
+        const r = await api.post<{ apiKey?: string; sourceGuid?: string }>(`/${what}`, { name, sandbox });
+        onCreated(r.apiKey ?? r.sourceGuid ?? '');
+      }}
     >
-      <form
-        onSubmit={async (e) => {
-          e.preventDefault();
-          try {
-            const r = await api.post<{ apiKey?: string; sourceGuid?: string }>(`/${what}`, { name, sandbox });
-            onCreated(r.apiKey ?? r.sourceGuid ?? '');
-          } catch (err) {
-            setError(err);
-          }
-        }}
-      >
-        <Field label={t('integrations.name')} value={name} onChange={setName} required={what === 'sources'} />
-        <Checkbox label={t('integrations.sandbox')} checked={sandbox} onChange={setSandbox} />
-        <ErrorNotice error={error} />
-        <div className="actions">
-          <button type="submit" className="primary">
-            {t('common.create')}
-          </button>
-          <button type="button" onClick={onClose}>
-            {t('common.cancel')}
-          </button>
-        </div>
-      </form>
-    </Dialog>
+      <Field label={t('integrations.name')} value={name} onChange={setName} required={what === 'sources'} />
+      <Checkbox label={t('integrations.sandbox')} checked={sandbox} onChange={setSandbox} />
+    </FormDialog>
   );
 }
 
@@ -367,39 +316,24 @@ function WebhookDialog({
   const { t } = useTranslation();
   const { api } = useConsole();
   const [url, setUrl] = useState(initial);
-  const [error, setError] = useState<unknown>(null);
   return (
-    <Dialog title={t('integrations.webhookTitle', { kind: t(`events.${kind}`) })} onClose={onClose}>
-      <form
-        onSubmit={async (e) => {
-          e.preventDefault();
-          try {
-            const r = await api.put<{ secret?: string }>(`/webhooks/${kind}`, { url: url || null });
-            onSaved(r?.secret);
-          } catch (err) {
-            setError(err);
-          }
-        }}
-      >
-        <Field
-          label={t('integrations.url')}
-          type="url"
-          value={url}
-          onChange={setUrl}
-          dir="ltr"
-          hint={t('integrations.urlHint')}
-        />
-        <ErrorNotice error={error} />
-        <div className="actions">
-          <button type="submit" className="primary">
-            {t('common.save')}
-          </button>
-          <button type="button" onClick={onClose}>
-            {t('common.cancel')}
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog
+      title={t('integrations.webhookTitle', { kind: t(`events.${kind}`) })}
+      onClose={onClose}
+      onSubmit={async () => {
+        const r = await api.put<{ secret?: string }>(`/webhooks/${kind}`, { url: url || null });
+        onSaved(r?.secret);
+      }}
+    >
+      <Field
+        label={t('integrations.url')}
+        type="url"
+        value={url}
+        onChange={setUrl}
+        dir="ltr"
+        hint={t('integrations.urlHint')}
+      />
+    </FormDialog>
   );
 }
 
@@ -409,53 +343,35 @@ function GatewayDialog({ onClose, onSaved }: { onClose(): void; onSaved(): void 
   const [provider, setProvider] = useState('sola');
   const [key, setKey] = useState('');
   const [url, setUrl] = useState('');
-  const [error, setError] = useState<unknown>(null);
   return (
-    <Dialog title={t('integrations.changeGateway')} onClose={onClose}>
-      <form
-        onSubmit={async (e) => {
-          e.preventDefault();
-          try {
-            await api.put(
-              '/gateway',
-              provider === 'none' ? { provider } : { provider, key, url: url || null },
-            );
-            onSaved();
-          } catch (err) {
-            setError(err);
-          }
-        }}
-      >
-        <Select
-          label={t('integrations.provider')}
-          value={provider}
-          onChange={setProvider}
-          options={PROVIDERS.map((p) => ({ value: p, label: p }))}
-        />
-        {provider !== 'none' && (
-          <>
-            <Field
-              label={t('integrations.key')}
-              type="password"
-              autoComplete="off"
-              value={key}
-              onChange={setKey}
-              required
-            />
-            <Field label={t('integrations.url')} type="url" value={url} onChange={setUrl} dir="ltr" />
-          </>
-        )}
-        <ErrorNotice error={error} />
-        <div className="actions">
-          <button type="submit" className="primary">
-            {t('common.save')}
-          </button>
-          <button type="button" onClick={onClose}>
-            {t('common.cancel')}
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog
+      title={t('integrations.changeGateway')}
+      onClose={onClose}
+      onSubmit={async () => {
+        await api.put('/gateway', provider === 'none' ? { provider } : { provider, key, url: url || null });
+        onSaved();
+      }}
+    >
+      <Select
+        label={t('integrations.provider')}
+        value={provider}
+        onChange={setProvider}
+        options={PROVIDERS.map((p) => ({ value: p, label: p }))}
+      />
+      {provider !== 'none' && (
+        <>
+          <Field
+            label={t('integrations.key')}
+            type="password"
+            autoComplete="off"
+            value={key}
+            onChange={setKey}
+            required
+          />
+          <Field label={t('integrations.url')} type="url" value={url} onChange={setUrl} dir="ltr" />
+        </>
+      )}
+    </FormDialog>
   );
 }
 
@@ -494,31 +410,38 @@ function Deliveries() {
             <Empty>{t('integrations.noDeliveries')}</Empty>
           ) : (
             <div className="table-wrap">
-              <table data-testid="deliveries-table">
-                <thead>
-                  <tr>
-                    <th scope="col">{t('integrations.event')}</th>
-                    <th scope="col">{t('integrations.endpoint')}</th>
-                    <th scope="col">{t('integrations.deliveryStatus')}</th>
-                    <th scope="col">{t('integrations.attempts')}</th>
-                    <th scope="col">{t('integrations.created')}</th>
-                    <th scope="col">{t('common.actions')}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {deliveries.map((d) => (
-                    <tr key={d.id}>
-                      <td>{t(`events.${d.type}`, { defaultValue: d.type })}</td>
-                      <td>
-                        <bdi className="url">{d.endpoint}</bdi>
-                      </td>
-                      <td>
+              <RecordTable
+                testId="deliveries-table"
+                rows={deliveries}
+                rowKey={(d) => d.id}
+                columns={[
+                  {
+                    header: t('integrations.event'),
+                    cell: (d) => t(`events.${d.type}`, { defaultValue: d.type }),
+                  },
+                  {
+                    header: t('integrations.endpoint'),
+                    cell: (d) => <bdi className="url">{d.endpoint}</bdi>,
+                  },
+                  {
+                    header: t('integrations.deliveryStatus'),
+                    cell: (d) => (
+                      <>
                         {t(`deliveryStatuses.${d.status}`, { defaultValue: d.status })}
                         {d.lastStatusCode ? ` (${d.lastStatusCode})` : ''}
-                      </td>
-                      <td>{d.attempts}</td>
-                      <td>{d.createdAt ? formatDateTime(d.createdAt, lang, timeZone) : '—'}</td>
-                      <td className="row-actions">
+                      </>
+                    ),
+                  },
+                  { header: t('integrations.attempts'), cell: (d) => d.attempts },
+                  {
+                    header: t('integrations.created'),
+                    cell: (d) => (d.createdAt ? formatDateTime(d.createdAt, lang, timeZone) : '—'),
+                  },
+                  {
+                    header: t('common.actions'),
+                    className: 'row-actions',
+                    cell: (d) => (
+                      <>
                         <button type="button" className="link-button" onClick={() => setAttemptsOf(d)}>
                           {t('integrations.showAttempts')}
                         </button>
@@ -537,11 +460,11 @@ function Deliveries() {
                         >
                           {t('integrations.replay')}
                         </button>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                      </>
+                    ),
+                  },
+                ]}
+              />
             </div>
           )
         }
@@ -566,30 +489,17 @@ function AttemptsDialog({ delivery, onClose }: { delivery: Delivery; onClose(): 
           attempts.length === 0 ? (
             <Empty>{t('integrations.noAttempts')}</Empty>
           ) : (
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">#</th>
-                  <th scope="col">{t('integrations.when')}</th>
-                  <th scope="col">{t('integrations.httpStatus')}</th>
-                  <th scope="col">{t('integrations.latency')}</th>
-                  <th scope="col">{t('integrations.error')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {attempts.map((a) => (
-                  <tr key={a.attempt}>
-                    <td>{a.attempt}</td>
-                    <td>{formatDateTime(a.startedAt, lang, timeZone)}</td>
-                    <td>{a.statusCode ?? '—'}</td>
-                    <td>{t('integrations.ms', { ms: a.latencyMs })}</td>
-                    <td>
-                      <bdi>{a.error ?? ''}</bdi>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <RecordTable
+              rows={attempts}
+              rowKey={(a) => a.attempt}
+              columns={[
+                { header: '#', cell: (a) => a.attempt },
+                { header: t('integrations.when'), cell: (a) => formatDateTime(a.startedAt, lang, timeZone) },
+                { header: t('integrations.httpStatus'), cell: (a) => a.statusCode ?? '—' },
+                { header: t('integrations.latency'), cell: (a) => t('integrations.ms', { ms: a.latencyMs }) },
+                { header: t('integrations.error'), cell: (a) => <bdi>{a.error ?? ''}</bdi> },
+              ]}
+            />
           )
         }
       </Loaded>

@@ -4,10 +4,9 @@ import { useTranslation } from 'react-i18next';
 import type { ApiClient } from '../api/client.ts';
 import type { LinkInfo, SessionAnswer } from '../api/types.ts';
 import { Field } from '../components/field.tsx';
+import { NewPasswordFields, newPasswordProblem } from '../components/new-password-fields.tsx';
 import { ErrorNotice, Loaded } from '../components/notice.tsx';
 import { useLoad } from '../use-load.ts';
-
-export const MIN_PASSWORD = 10;
 
 export function LinkPage({
   api,
@@ -32,9 +31,8 @@ export function LinkPage({
   const submit = async (kind: LinkInfo['kind']) => {
     setProblem(null);
     setError(null);
-    if (password.length < MIN_PASSWORD)
-      return setProblem(t('auth.passwordTooShort', { count: MIN_PASSWORD }));
-    if (password !== again) return setProblem(t('auth.passwordsDiffer'));
+    const wrong = newPasswordProblem(password, again, t);
+    if (wrong) return setProblem(wrong);
     try {
       const body = kind === 'invitation' && name ? { password, name } : { password };
       onSignedIn(
@@ -69,27 +67,13 @@ export function LinkPage({
             {link.kind === 'invitation' && (
               <Field label={t('auth.name')} value={name} onChange={setName} autoComplete="name" />
             )}
-            <Field
-              label={t('auth.newPassword')}
-              type="password"
-              autoComplete="new-password"
-              value={password}
-              onChange={setPassword}
-              required
+            <NewPasswordFields
+              password={password}
+              again={again}
+              onPassword={setPassword}
+              onAgain={setAgain}
+              problem={problem}
             />
-            <Field
-              label={t('auth.repeatPassword')}
-              type="password"
-              autoComplete="new-password"
-              value={again}
-              onChange={setAgain}
-              required
-            />
-            {problem && (
-              <p role="alert" className="notice error">
-                {problem}
-              </p>
-            )}
             <ErrorNotice error={error} />
             <div className="actions">
               <button type="submit" className="primary">

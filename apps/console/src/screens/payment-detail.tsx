@@ -11,6 +11,7 @@ import { ConfirmDialog } from '../components/dialog.tsx';
 import { Field } from '../components/field.tsx';
 import { Money, MoneyInput, useLang } from '../components/money.tsx';
 import { Empty, ErrorNotice, Loaded } from '../components/notice.tsx';
+import { RecordTable } from '../components/record-table.tsx';
 import { formatDateTime } from '../format/dates.ts';
 import type { UiLanguage } from '../format/money.ts';
 import { hrefTo } from '../router.ts';
@@ -108,6 +109,10 @@ export function PaymentView({ p, reload }: { p: Detail; reload(): void }) {
   const donor = partyName(p.donor, lang) ?? p.donorName;
   const collector = partyName(p.collector, lang) ?? p.collectorName;
 
+  // Why a void or a refund: asked in both dialogs.
+  const reasonField = (
+    <Field label={t('payments.reasonText')} value={reason} onChange={setReason} required maxLength={256} />
+  );
   return (
     <>
       {done && (
@@ -226,30 +231,26 @@ export function PaymentView({ p, reload }: { p: Detail; reload(): void }) {
       {p.reasons.length > 0 && (
         <section aria-labelledby="split-title">
           <h2 id="split-title">{t('payments.split')}</h2>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t('payments.reason')}</th>
-                <th scope="col">{t('payments.amount')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {p.reasons.map((r) => (
-                <tr key={r.reasonNumber}>
-                  <td>
-                    <bdi>
-                      {(lang === 'he'
-                        ? r.reasonNameHebrew || r.reasonName
-                        : r.reasonName || r.reasonNameHebrew) ?? `#${r.reasonNumber}`}
-                    </bdi>
-                  </td>
-                  <td>
-                    <Money minor={r.amountMinor} currency={p.currency} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <RecordTable
+            rows={p.reasons}
+            rowKey={(r) => r.reasonNumber}
+            columns={[
+              {
+                header: t('payments.reason'),
+                cell: (r) => (
+                  <bdi>
+                    {(lang === 'he'
+                      ? r.reasonNameHebrew || r.reasonName
+                      : r.reasonName || r.reasonNameHebrew) ?? `#${r.reasonNumber}`}
+                  </bdi>
+                ),
+              },
+              {
+                header: t('payments.amount'),
+                cell: (r) => <Money minor={r.amountMinor} currency={p.currency} />,
+              },
+            ]}
+          />
         </section>
       )}
 
@@ -289,33 +290,27 @@ export function PaymentView({ p, reload }: { p: Detail; reload(): void }) {
         {p.refunds.length === 0 ? (
           <Empty>{t('payments.noRefunds')}</Empty>
         ) : (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t('payments.date')}</th>
-                <th scope="col">{t('payments.amount')}</th>
-                <th scope="col">{t('payments.reasonText')}</th>
-                <th scope="col">{t('payments.status')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {p.refunds.map((r) => (
-                <tr key={r.refundId}>
-                  <td>{formatDateTime(r.createdAt, lang, timeZone)}</td>
-                  <td>
-                    <Money minor={r.amountMinor} currency={p.currency} />
-                  </td>
-                  <td>
-                    <bdi>{r.reason ?? ''}</bdi>
-                  </td>
-                  <td>
+          <RecordTable
+            rows={p.refunds}
+            rowKey={(r) => r.refundId}
+            columns={[
+              { header: t('payments.date'), cell: (r) => formatDateTime(r.createdAt, lang, timeZone) },
+              {
+                header: t('payments.amount'),
+                cell: (r) => <Money minor={r.amountMinor} currency={p.currency} />,
+              },
+              { header: t('payments.reasonText'), cell: (r) => <bdi>{r.reason ?? ''}</bdi> },
+              {
+                header: t('payments.status'),
+                cell: (r) => (
+                  <>
                     {t(`refundStatuses.${r.status}`, { defaultValue: r.status })}
                     {r.errorMessage ? ` · ${r.errorMessage}` : ''}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                  </>
+                ),
+              },
+            ]}
+          />
         )}
       </section>
 
@@ -325,33 +320,34 @@ export function PaymentView({ p, reload }: { p: Detail; reload(): void }) {
           <Empty>{t('payments.noDeliveries')}</Empty>
         ) : (
           <div className="table-wrap">
-            <table data-testid="payment-deliveries">
-              <thead>
-                <tr>
-                  <th scope="col">{t('integrations.event')}</th>
-                  <th scope="col">{t('integrations.endpoint')}</th>
-                  <th scope="col">{t('integrations.deliveryStatus')}</th>
-                  <th scope="col">{t('integrations.attempts')}</th>
-                  <th scope="col">{t('payments.date')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {p.webhooks.map((d) => (
-                  <tr key={d.eventId} data-testid={`delivery-${d.eventType}`}>
-                    <td>{t(`events.${d.eventType}`, { defaultValue: d.eventType })}</td>
-                    <td>
-                      <bdi className="url">{d.url}</bdi>
-                    </td>
-                    <td data-testid="delivery-status">
+            <RecordTable
+              testId="payment-deliveries"
+              rows={p.webhooks}
+              rowKey={(d) => d.eventId}
+              rowTestId={(d) => `delivery-${d.eventType}`}
+              columns={[
+                {
+                  header: t('integrations.event'),
+                  cell: (d) => t(`events.${d.eventType}`, { defaultValue: d.eventType }),
+                },
+                { header: t('integrations.endpoint'), cell: (d) => <bdi className="url">{d.url}</bdi> },
+                {
+                  header: t('integrations.deliveryStatus'),
+                  testId: 'delivery-status',
+                  cell: (d) => (
+                    <>
                       {t(`deliveryStatuses.${d.status}`, { defaultValue: d.status })}
                       {d.lastStatusCode ? ` (${d.lastStatusCode})` : ''}
-                    </td>
-                    <td>{d.attempts}</td>
-                    <td>{formatDateTime(d.deliveredAt ?? d.createdAt, lang, timeZone)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+                    </>
+                  ),
+                },
+                { header: t('integrations.attempts'), cell: (d) => d.attempts },
+                {
+                  header: t('payments.date'),
+                  cell: (d) => formatDateTime(d.deliveredAt ?? d.createdAt, lang, timeZone),
+                },
+              ]}
+            />
           </div>
         )}
       </section>
@@ -368,13 +364,7 @@ export function PaymentView({ p, reload }: { p: Detail; reload(): void }) {
           error={<ErrorNotice error={error} />}
           testId="void-dialog"
         >
-          <Field
-            label={t('payments.reasonText')}
-            value={reason}
-            onChange={setReason}
-            required
-            maxLength={256}
-          />
+          {reasonField}
         </ConfirmDialog>
       )}
       {dialog === 'refund' && (
@@ -409,13 +399,7 @@ export function PaymentView({ p, reload }: { p: Detail; reload(): void }) {
             maxMinor={refundable}
             onChange={setRefundMinor}
           />
-          <Field
-            label={t('payments.reasonText')}
-            value={reason}
-            onChange={setReason}
-            required
-            maxLength={256}
-          />
+          {reasonField}
         </ConfirmDialog>
       )}
     </>

@@ -2,34 +2,17 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ConsoleUserRow, Role } from '../api/types.ts';
-import { Dialog } from '../components/dialog.tsx';
 import { Field, Select } from '../components/field.tsx';
+import { FormDialog } from '../components/form-dialog.tsx';
 import { useLang } from '../components/money.tsx';
 import { Empty, ErrorNotice, Loaded } from '../components/notice.tsx';
+import { RecordTable } from '../components/record-table.tsx';
+import { SecretShownOnce } from '../components/secret-shown-once.tsx';
 import { formatDateTime } from '../format/dates.ts';
 import { useConsole } from '../session.tsx';
 import { useLoad } from '../use-load.ts';
 
 const ROLES: Role[] = ['viewer', 'manager', 'owner'];
-
-function LinkShown({ link, onClose }: { link: string; onClose(): void }) {
-  const { t } = useTranslation();
-  return (
-    <Dialog title={t('users.linkTitle')} onClose={onClose} testId="link-shown">
-      <p className="notice">{t('users.linkText')}</p>
-      <p>
-        <code className="secret" dir="ltr" data-testid="one-time-link">
-          {link}
-        </code>
-      </p>
-      <div className="actions">
-        <button type="button" className="primary" onClick={onClose}>
-          {t('common.done')}
-        </button>
-      </div>
-    </Dialog>
-  );
-}
 
 export default function Users() {
   const { t } = useTranslation();
@@ -65,52 +48,49 @@ export default function Users() {
             <Empty>{t('users.none')}</Empty>
           ) : (
             <div className="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">{t('auth.email')}</th>
-                    <th scope="col">{t('auth.name')}</th>
-                    <th scope="col">{t('users.role')}</th>
-                    <th scope="col">{t('devices.status')}</th>
-                    <th scope="col">{t('users.lastSignIn')}</th>
-                    <th scope="col">{t('common.actions')}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {users.map((u) => (
-                    <tr key={u.userId}>
-                      <td>
-                        <bdi>{u.email}</bdi>
-                      </td>
-                      <td>
-                        <bdi>{u.name ?? '—'}</bdi>
-                      </td>
-                      <td>
-                        {u.userId === me.userId ? (
-                          t(`roles.${u.role}`)
-                        ) : (
-                          <select
-                            aria-label={t('users.roleOf', { email: u.email })}
-                            value={u.role}
-                            onChange={(e) => void patch(u, { role: e.target.value as Role })}
-                          >
-                            {ROLES.map((r) => (
-                              <option key={r} value={r}>
-                                {t(`roles.${r}`)}
-                              </option>
-                            ))}
-                          </select>
-                        )}
-                      </td>
-                      <td>
-                        {u.disabled
-                          ? t('users.disabled')
-                          : u.invited
-                            ? t('users.invited')
-                            : t('integrations.active')}
-                      </td>
-                      <td>{u.lastSignInAt ? formatDateTime(u.lastSignInAt, lang, timeZone) : '—'}</td>
-                      <td className="row-actions">
+              <RecordTable
+                rows={users}
+                rowKey={(u) => u.userId}
+                columns={[
+                  { header: t('auth.email'), cell: (u) => <bdi>{u.email}</bdi> },
+                  { header: t('auth.name'), cell: (u) => <bdi>{u.name ?? '—'}</bdi> },
+                  {
+                    header: t('users.role'),
+                    cell: (u) =>
+                      u.userId === me.userId ? (
+                        t(`roles.${u.role}`)
+                      ) : (
+                        <select
+                          aria-label={t('users.roleOf', { email: u.email })}
+                          value={u.role}
+                          onChange={(e) => void patch(u, { role: e.target.value as Role })}
+                        >
+                          {ROLES.map((r) => (
+                            <option key={r} value={r}>
+                              {t(`roles.${r}`)}
+                            </option>
+                          ))}
+                        </select>
+                      ),
+                  },
+                  {
+                    header: t('devices.status'),
+                    cell: (u) =>
+                      u.disabled
+                        ? t('users.disabled')
+                        : u.invited
+                          ? t('users.invited')
+                          : t('integrations.active'),
+                  },
+                  {
+                    header: t('users.lastSignIn'),
+                    cell: (u) => (u.lastSignInAt ? formatDateTime(u.lastSignInAt, lang, timeZone) : '—'),
+                  },
+                  {
+                    header: t('common.actions'),
+                    className: 'row-actions',
+                    cell: (u) => (
+                      <>
                         {u.userId !== me.userId && (
                           <button
                             type="button"
@@ -134,11 +114,11 @@ export default function Users() {
                         >
                           {t('users.resetLink')}
                         </button>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                      </>
+                    ),
+                  },
+                ]}
+              />
             </div>
           )
         }
@@ -153,7 +133,16 @@ export default function Users() {
           }}
         />
       )}
-      {link && <LinkShown link={link} onClose={() => setLink(null)} />}
+      {link && (
+        <SecretShownOnce
+          title={t('users.linkTitle')}
+          warning={t('users.linkText')}
+          value={link}
+          testId="link-shown"
+          valueTestId="one-time-link"
+          onClose={() => setLink(null)}
+        />
+      )}
     </>
   );
 }
@@ -170,38 +159,24 @@ function InviteDialog({
   const [email, setEmail] = useState('');
   const [name, setName] = useState('');
   const [role, setRole] = useState<Role>('viewer');
-  const [error, setError] = useState<unknown>(null);
   return (
-    <Dialog title={t('users.invite')} onClose={onClose}>
-      <form
-        onSubmit={async (e) => {
-          e.preventDefault();
-          try {
-            const r = await api.post<{ link?: string }>('/users', { email, role, ...(name ? { name } : {}) });
-            onInvited(r.link);
-          } catch (err) {
-            setError(err);
-          }
-        }}
-      >
-        <Field label={t('auth.email')} type="email" value={email} onChange={setEmail} required />
-        <Field label={t('auth.name')} value={name} onChange={setName} />
-        <Select
-          label={t('users.role')}
-          value={role}
-          onChange={(v) => setRole(v as Role)}
-          options={ROLES.map((r) => ({ value: r, label: t(`roles.${r}`) }))}
-        />
-        <ErrorNotice error={error} />
-        <div className="actions">
-          <button type="submit" className="primary">
-            {t('users.sendInvite')}
-          </button>
-          <button type="button" onClick={onClose}>
-            {t('common.cancel')}
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog
+      title={t('users.invite')}
+      onClose={onClose}
+      submitLabel={t('users.sendInvite')}
+      onSubmit={async () => {
+        const r = await api.post<{ link?: string }>('/users', { email, role, ...(name ? { name } : {}) });
+        onInvited(r.link);
+      }}
+    >
+      <Field label={t('auth.email')} type="email" value={email} onChange={setEmail} required />
+      <Field label={t('auth.name')} value={name} onChange={setName} />
+      <Select
+        label={t('users.role')}
+        value={role}
+        onChange={(v) => setRole(v as Role)}
+        options={ROLES.map((r) => ({ value: r, label: t(`roles.${r}`) }))}
+      />
+    </FormDialog>
   );
 }
