@@ -167,7 +167,7 @@ describe('the server process', { timeout: 60_000 }, () => {
     },
   );
 
-  it("the README's curl examples for all seven operations succeed as printed", async () => {
+  it("the README's curl examples for all eight operations succeed as printed", async () => {
     const readme = readFileSync(join(SERVER_DIR, '..', '..', 'README.md'), 'utf8');
     const block = /```sh\n(BASE=[\s\S]*?)```/.exec(readme)?.[1];
     expect(block).toBeTruthy();
@@ -187,15 +187,21 @@ describe('the server process', { timeout: 60_000 }, () => {
         .map((a) => a.trim())
         .filter(Boolean)
         .map((a) => JSON.parse(a));
-      expect(answers).toHaveLength(7);
+      expect(answers).toHaveLength(8);
       for (const a of answers) expect(a.error ?? { errorCode: null }).toMatchObject({ errorCode: null });
       expect(answers[0]).toMatchObject({ paymentStatus: 'Success', receiptNum: 'R100001' });
       expect(answers[1]).toMatchObject({ paymentStatus: 'Success', scheduleTotal: 432 });
       expect(answers[2]).toMatchObject({ paymentStatus: 'Voided' });
-      expect(answers[3].donorId).toMatch(/^D\d+$/);
-      expect(answers[4].collectorId).toMatch(/^C\d+$/);
-      expect(answers[5].campaignNumber).toBe(1);
-      expect(answers[6]).toMatchObject({ reasonName: 'Kiddush', campaignNum: 1 });
+      expect(answers[3]).toMatchObject({
+        receiptNum: 'R100002',
+        paymentStatus: 'PartiallyRefunded',
+        refundStatus: 'Succeeded',
+        refundAmount: 10,
+      });
+      expect(answers[4].donorId).toMatch(/^D\d+$/);
+      expect(answers[5].collectorId).toMatch(/^C\d+$/);
+      expect(answers[6].campaignNumber).toBe(1);
+      expect(answers[7]).toMatchObject({ reasonName: 'Kiddush', campaignNum: 1 });
 
       // The read API's examples, on what the examples above made (run where the CSV may be written).
       const reads = /```sh\n(# Read API[\s\S]*?)```/.exec(readme)?.[1];
@@ -206,10 +212,17 @@ describe('the server process', { timeout: 60_000 }, () => {
         cwd: dir,
       });
       const [list, one, totals, found, donor] = readOut.split(/(?<=})(?={)/).map((a) => JSON.parse(a.trim()));
-      expect(list.payments.map((p: { receiptNum: string }) => p.receiptNum)).toContain('R100002');
+      expect(
+        list.payments.map((p: { receiptNum: string; status: string }) => [p.receiptNum, p.status]),
+      ).toEqual(
+        expect.arrayContaining([
+          ['R100001', 'Voided'],
+          ['R100002', 'PartiallyRefunded'],
+        ]),
+      );
       expect(one).toMatchObject({ receiptNum: 'R100001', status: 'Voided', donorId: 'D100001' });
       expect(totals.totals[0]).toMatchObject({ currency: 'USD', voided: { count: 1, amountMinor: 1800 } });
-      expect(found.donors.map((d: { donorId: string }) => d.donorId)).toEqual([answers[3].donorId]);
+      expect(found.donors.map((d: { donorId: string }) => d.donorId)).toEqual([answers[4].donorId]);
       expect(donor.donor.donorId).toBe('D100001');
       const csv = readFileSync(join(dir, 'payments.csv'), 'utf8');
       expect(csv.startsWith('\uFEFFreceiptNum,')).toBe(true);
