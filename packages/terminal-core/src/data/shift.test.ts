@@ -7,6 +7,46 @@ afterEach(() => {
 });
 
 describe('end of shift', () => {
+  it('counts a schedule only when its first payment was charged (a schedule starting later took nothing)', async () => {
+    const t = await pairedTerminal();
+    open.push(t);
+    t.clock.now = new Date(t.clock.now.getTime() + 60_000);
+    const schedule = (startDate: string) => ({
+      kind: 'schedule' as const,
+      request: {
+        ...cardCharge().request,
+        amount: 40,
+        scheduleDetails: {
+          frequencyID: 'Monthly_Hebrew',
+          startDate,
+          amountPerPayment: 10,
+          totalPaymentsCount: 4,
+        },
+      },
+    });
+    const now = await t.data.enqueue(schedule('2026-03-01'));
+    const later = await t.data.enqueue(schedule('2026-04-01'));
+    t.server.decide = (
+      (decide) => (op, s) =>
+        op.kind === 'schedule'
+          ? {
+              status: 'Success',
+              retryable: false,
+              scheduleNum: '7',
+              // The server charges the first payment only of the schedule that starts today.
+              receiptNum: op.opId === now.id ? 'R900001' : null,
+            }
+          : decide(op, s)
+    )(t.server.decide);
+    await t.data.syncNow();
+    const items = new Map((await t.data.listOutbox()).map((i) => [i.id, i]));
+    expect(items.get(later.id)).toMatchObject({ state: 'done', receiptNum: null });
+    t.clock.now = new Date(t.clock.now.getTime() + 1_000);
+    expect((await t.data.shiftSummary()).totals.succeeded).toEqual([
+      { method: 'Credit_Card', currency: 'USD', count: 1, amountMinor: 1000 },
+    ]);
+  });
+
   it('sums what the device took since the last close by method and currency; the close is kept and reported to the server', async () => {
     const t = await pairedTerminal();
     open.push(t);

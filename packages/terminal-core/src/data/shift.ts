@@ -57,6 +57,9 @@ export async function summariseShift(db: TerminalDatabase, now: Date): Promise<S
   const queued = new Map<string, ShiftRow>();
   for (const r of rows) {
     if ((r.kind !== 'charge' && r.kind !== 'schedule') || !r.currency || !r.method) continue;
+    // A schedule is money taken only when its first payment was charged (it has that receipt);
+    // one starting on a later day took nothing in this shift, as the server's totals say.
+    if (r.kind === 'schedule' && r.state === 'done' && !r.receiptNum) continue;
     if (r.state === 'done') {
       add(r.receiptNum && voided.has(r.receiptNum) ? voids : succeeded, r.method, r.currency, r.amountMinor);
     } else if (r.state === 'declined') add(declined, r.method, r.currency, r.amountMinor);
