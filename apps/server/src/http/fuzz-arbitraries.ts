@@ -1324,7 +1324,9 @@ export const reasonBase = (s: Seeds): fc.Arbitrary<Base> =>
       body: {
         [orgKey]: s.orgGuid,
         reasonNumber: update ? s.spareReasonNum : 0,
-        reasonName: `Fuzz reason ${tag}`,
+        // Not the name Charge bodies give their first reason: a reason saved here with a campaign
+        // would be the one those Charges find by name, locked to that campaign.
+        reasonName: `Fuzz saved reason ${tag}`,
         reasonNameHebrew: 'סיבה',
         homePhoneNumber: '555-0100',
         cellPhoneNum: '555-0101',
