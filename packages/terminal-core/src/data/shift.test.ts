@@ -17,7 +17,7 @@ describe('end of shift', () => {
         ...cardCharge().request,
         amount: 40,
         scheduleDetails: {
-          frequencyID: 'Monthly_Hebrew',
+          frequencyID: 'Monthly_Hebrew' as const,
           startDate,
           amountPerPayment: 10,
           totalPaymentsCount: 4,
