@@ -92,6 +92,47 @@ export interface AuditQuery {
 /** An entry as listed: its id, and the time as ISO text. */
 export type AuditView = Omit<AuditEntry, 'at'> & { id: number; at: string };
 
+/** A row of admin_audit as read back (columns AUDIT_COLUMNS). */
+export interface AuditRow {
+  id: string | number;
+  at: Date | string;
+  actor: string;
+  method: string;
+  route: string;
+  path: string;
+  org_guid: string | null;
+  target: Record<string, string> | string;
+  summary: unknown;
+  remote_addr: string | null;
+  user_agent: string | null;
+  status: number;
+  outcome: AuditOutcome;
+}
+
+export const AUDIT_COLUMNS =
+  'id, at, actor, method, route, path, org_guid, target, summary, remote_addr, user_agent, status, outcome';
+
+const parseJson = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
+
+/** An audit entry as the admin API and the console show it. */
+export function auditViewOf(r: AuditRow): AuditView {
+  return {
+    id: Number(r.id),
+    at: new Date(r.at).toISOString(),
+    actor: r.actor,
+    method: r.method,
+    route: r.route,
+    path: r.path,
+    orgGuid: r.org_guid,
+    target: parseJson(r.target) as Record<string, string>,
+    summary: parseJson(r.summary) ?? null,
+    remoteAddr: r.remote_addr,
+    userAgent: r.user_agent,
+    status: Number(r.status),
+    outcome: r.outcome,
+  };
+}
+
 /** Newest first. */
 export async function listAudit(sql: Sql, q: AuditQuery): Promise<{ entries: AuditView[] }> {
   const where: string[] = [];
@@ -105,43 +146,11 @@ export async function listAudit(sql: Sql, q: AuditQuery): Promise<{ entries: Aud
     where.push(`at >= $${params.length}`);
   }
   params.push(q.limit);
-  const rows = await sql.query<{
-    id: string | number;
-    at: Date | string;
-    actor: string;
-    method: string;
-    route: string;
-    path: string;
-    org_guid: string | null;
-    target: Record<string, string> | string;
-    summary: unknown;
-    remote_addr: string | null;
-    user_agent: string | null;
-    status: number;
-    outcome: AuditOutcome;
-  }>(
-    `SELECT id, at, actor, method, route, path, org_guid, target, summary, remote_addr, user_agent, status,
-       outcome
+  const rows = await sql.query<AuditRow>(
+    `SELECT ${AUDIT_COLUMNS}
      FROM admin_audit ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
      ORDER BY at DESC, id DESC LIMIT $${params.length}`,
     params,
   );
-  const parse = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
-  return {
-    entries: rows.map((r) => ({
-      id: Number(r.id),
-      at: new Date(r.at).toISOString(),
-      actor: r.actor,
-      method: r.method,
-      route: r.route,
-      path: r.path,
-      orgGuid: r.org_guid,
-      target: parse(r.target) as Record<string, string>,
-      summary: parse(r.summary) ?? null,
-      remoteAddr: r.remote_addr,
-      userAgent: r.user_agent,
-      status: Number(r.status),
-      outcome: r.outcome,
-    })),
-  };
+  return { entries: rows.map(auditViewOf) };
 }

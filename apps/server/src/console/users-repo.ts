@@ -2,6 +2,7 @@
  * SQL of console users, their sessions, one-time links, the sign-in failure counters and the
  * console's view of the audit log. No rules here: console/users-service.ts decides.
  */
+import { AUDIT_COLUMNS, type AuditRow, type AuditView, auditViewOf } from '../admin/audit.ts';
 import type { Sql } from '../db/database.ts';
 import type { ConsoleRole } from './env.ts';
 
@@ -371,20 +372,8 @@ export async function clearFailures(sql: Sql, key: string): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // The organisation's audit log (table admin_audit, written with admin/audit.ts's insertAudit)
 
-export interface OrgAuditEntry {
-  id: number;
-  at: string;
-  actor: string;
-  method: string;
-  route: string;
-  path: string;
-  target: Record<string, string>;
-  summary: unknown;
-  remoteAddr: string | null;
-  userAgent: string | null;
-  status: number;
-  outcome: string;
-}
+/** An entry of the organisation's own log: the admin API's view without the organisation. */
+export type OrgAuditEntry = Omit<AuditView, 'orgGuid'>;
 
 /** Newest first (by id); `before`: only entries older than this id (the cursor). */
 export async function listOrgAudit(
@@ -393,42 +382,18 @@ export async function listOrgAudit(
   before: number | null,
   limit: number,
 ): Promise<OrgAuditEntry[]> {
-  const rows = await sql.query<{
-    id: string | number;
-    at: Date | string;
-    actor: string;
-    method: string;
-    route: string;
-    path: string;
-    target: Record<string, string> | string;
-    summary: unknown;
-    remote_addr: string | null;
-    user_agent: string | null;
-    status: number;
-    outcome: string;
-  }>(
-    `SELECT id, at, actor, method, route, path, target, summary, remote_addr, user_agent, status, outcome
+  const rows = await sql.query<AuditRow>(
+    `SELECT ${AUDIT_COLUMNS}
      FROM admin_audit
      WHERE lower(org_guid) = lower($1) AND ($2::bigint IS NULL OR id < $2)
      ORDER BY lower(org_guid), id DESC
      LIMIT $3`,
     [orgGuid, before, limit],
   );
-  const parse = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
-  return rows.map((r) => ({
-    id: Number(r.id),
-    at: new Date(r.at).toISOString(),
-    actor: r.actor,
-    method: r.method,
-    route: r.route,
-    path: r.path,
-    target: parse(r.target) as Record<string, string>,
-    summary: parse(r.summary) ?? null,
-    remoteAddr: r.remote_addr,
-    userAgent: r.user_agent,
-    status: Number(r.status),
-    outcome: r.outcome,
-  }));
+  return rows.map((r) => {
+    const { orgGuid: _, ...entry } = auditViewOf(r);
+    return entry;
+  });
 }
 
 /** Failure counters whose window and lock have both ended (a missing row means the same). */
