@@ -496,13 +496,30 @@ export async function awaitOutcome<T>(
   pendingAnswer: (paymentId: number) => Promise<T>,
   released: () => T,
 ): Promise<T> {
-  const deadline = Date.now() + deps.calls.policy.waitForOutcomeMs;
-  let delay = 20;
-  for (;;) {
+  return waitForOutcome(deps, key, async () => {
     const state = await findKeyAnswer(deps.db, orgId, key);
     if (state.kind === 'answered') return state.body as T;
     if (state.kind === 'gone') return released();
     if (state.kind === 'pending' && state.inDoubt) return pendingAnswer(state.paymentId);
+    return undefined;
+  });
+}
+
+/**
+ * Asks `probe` with a back-off (20 ms doubling to 250 ms) until it has an answer, for at most the
+ * gateway policy's waitForOutcomeMs; then 409 REQUEST_IN_PROGRESS with Retry-After. Charges and
+ * refunds wait for another request's outcome under the same key with it.
+ */
+export async function waitForOutcome<T>(
+  deps: Deps,
+  key: string,
+  probe: () => Promise<T | undefined>,
+): Promise<T> {
+  const deadline = Date.now() + deps.calls.policy.waitForOutcomeMs;
+  let delay = 20;
+  for (;;) {
+    const answer = await probe();
+    if (answer !== undefined) return answer;
     if (Date.now() >= deadline) {
       throw new ApiError(
         409,

@@ -35,7 +35,7 @@ import type { Org } from '../orgs/repo.ts';
 import { refundWebhookBody } from '../outbox/payloads.ts';
 import { insertEvent } from '../outbox/repo.ts';
 import { queueCorrections } from '../receipts/receipt-service.ts';
-import { assertSameOrg, duplicate, usedBefore } from './payment-service.ts';
+import { assertSameOrg, duplicate, usedBefore, waitForOutcome } from './payment-service.ts';
 import {
   applyRefund,
   deletePendingRefund,
@@ -242,25 +242,11 @@ async function pendingAnswer(deps: Deps, orgId: number, key: string): Promise<Re
 
 /** Another request with the same key is at the gateway: wait (bounded) for its answer. */
 async function awaitRefund(deps: Deps, orgId: number, key: string): Promise<RefundResponse> {
-  const deadline = Date.now() + deps.calls.policy.waitForOutcomeMs;
-  let delay = 20;
-  for (;;) {
+  return waitForOutcome(deps, key, async () => {
     const done = await findCompletedKey(deps.db, orgId, key);
     if (done) return done.body as RefundResponse;
-    const pending = await pendingAnswer(deps, orgId, key);
-    if (pending) return pending;
-    if (Date.now() >= deadline) {
-      throw new ApiError(
-        409,
-        ERROR_CODES.REQUEST_IN_PROGRESS,
-        `uniqueTransactionId ${key} is being processed by another request; retry shortly for its outcome`,
-        undefined,
-        { 'Retry-After': '2' },
-      );
-    }
-    await new Promise((r) => setTimeout(r, delay));
-    delay = Math.min(delay * 2, 250);
-  }
+    return (await pendingAnswer(deps, orgId, key)) ?? undefined;
+  });
 }
 
 const unavailable = () =>
